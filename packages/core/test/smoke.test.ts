@@ -1,0 +1,2 @@
+import { expect, test } from "vitest";
+test("smoke", () => { expect(1 + 1).toBe(2); });
