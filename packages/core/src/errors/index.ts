@@ -1,0 +1,12 @@
+export { ErrorCode } from "./error-code.js";
+export { WardenError } from "./warden-error.js";
+export { InvalidArgumentError } from "./invalid-argument-error.js";
+export { UnknownResourceError } from "./unknown-resource-error.js";
+export { NotHolderError, type NotHolderReason } from "./not-holder-error.js";
+export { LockTimeoutError } from "./lock-timeout-error.js";
+export { LockUnavailableError } from "./lock-unavailable-error.js";
+export { LeaseLostError } from "./lease-lost-error.js";
+export { OutcomeUnknownError } from "./outcome-unknown-error.js";
+export { ReplicationTimeoutError } from "./replication-timeout-error.js";
+export { UnauthorizedError } from "./unauthorized-error.js";
+export { StaleFenceError } from "./stale-fence-error.js";

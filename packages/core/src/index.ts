@@ -1,0 +1,26 @@
+export * from "./errors/index.js";
+export type { Tier, Holder, LockKey, LeaseView, Grant, Refusal, AcquireResult } from "./store/types.js";
+export type {
+  LockStore,
+  AcquireInput,
+  ReleaseInput,
+  ReleaseResult,
+  ExtendInput,
+  ListInput,
+  LeasePage,
+  ForceReleaseInput,
+} from "./store/lock-store.js";
+export { LIMITS } from "./store/limits.js";
+export { newLockId } from "./store/lock-id.js";
+export {
+  validateResource,
+  validateLockKey,
+  validateHolder,
+  validateLeaseMs,
+  validateLockId,
+  validateWaitReplicas,
+  validatePageSize,
+} from "./validation/validate.js";
+export { FENCE_LAYOUT, composeFence, parseFence, splitFence, compareFences } from "./fence/fence-layout.js";
+export type { EpochSource } from "./fence/epoch-source.js";
+export type { StoreEvent, LockEvent, EpochEvent, EventSink } from "./events/store-event.js";
