@@ -1,5 +1,13 @@
 export * from "./errors/index.js";
-export type { Tier, Holder, LockKey, LeaseView, Grant, Refusal, AcquireResult } from "./store/types.js";
+export type {
+  Tier,
+  Holder,
+  LockKey,
+  LeaseView,
+  Grant,
+  Refusal,
+  AcquireResult,
+} from "./store/types.js";
 export type {
   LockStore,
   AcquireInput,
@@ -21,6 +29,15 @@ export {
   validateWaitReplicas,
   validatePageSize,
 } from "./validation/validate.js";
-export { FENCE_LAYOUT, composeFence, parseFence, splitFence, compareFences } from "./fence/fence-layout.js";
+export {
+  FENCE_LAYOUT,
+  composeFence,
+  parseFence,
+  splitFence,
+  compareFences,
+} from "./fence/fence-layout.js";
 export type { EpochSource } from "./fence/epoch-source.js";
 export type { StoreEvent, LockEvent, EpochEvent, EventSink } from "./events/store-event.js";
+export { RedisLockStore } from "./redis/redis-lock-store.js";
+export { REDIS_STORE_DEFAULTS, type RedisLockStoreOptions } from "./redis/redis-store-options.js";
+export type { RedisTopology, RedisAddress } from "./redis/topology.js";

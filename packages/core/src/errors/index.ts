@@ -6,7 +6,7 @@ export { NotHolderError, type NotHolderReason } from "./not-holder-error.js";
 export { LockTimeoutError } from "./lock-timeout-error.js";
 export { LockUnavailableError } from "./lock-unavailable-error.js";
 export { LeaseLostError } from "./lease-lost-error.js";
-export { OutcomeUnknownError } from "./outcome-unknown-error.js";
+export { OutcomeUnknownError, type UncertainOperation } from "./outcome-unknown-error.js";
 export { ReplicationTimeoutError } from "./replication-timeout-error.js";
 export { UnauthorizedError } from "./unauthorized-error.js";
 export { StaleFenceError } from "./stale-fence-error.js";

@@ -1,10 +1,14 @@
 import { ErrorCode } from "./error-code.js";
 import { WardenError } from "./warden-error.js";
 
+/** The store operation whose reply was lost. */
+export type UncertainOperation = "acquire" | "release" | "extend";
+
 /**
- * The store may or may not have granted: the reply was lost (timeout, dropped connection).
- * Never treat this as granted or as free (S8); the store releases `lockId` in the
- * background, and the lease expires on its own otherwise.
+ * The store may or may not have applied the operation: its reply was lost (timeout,
+ * dropped connection). Never treat an uncertain acquire as granted or as free (S8): the
+ * store releases `lockId` in the background, and the lease expires on its own otherwise.
+ * An uncertain extend means the lease may be lost.
  */
 export class OutcomeUnknownError extends WardenError {
   readonly code = ErrorCode.OutcomeUnknown;
@@ -12,8 +16,9 @@ export class OutcomeUnknownError extends WardenError {
 
   constructor(
     readonly lockId: string,
+    readonly operation: UncertainOperation,
     options?: { cause?: unknown },
   ) {
-    super(`outcome of grant ${lockId} is unknown; it is being released by lockId`, options);
+    super(`outcome of ${operation} for lock ${lockId} is unknown`, options);
   }
 }

@@ -1,0 +1,68 @@
+import { LockUnavailableError } from "../errors/lock-unavailable-error.js";
+import type { EventSink } from "../events/store-event.js";
+import type { EpochSource } from "../fence/epoch-source.js";
+import { bindEpoch } from "./generated/lua-scripts.js";
+import { callScript, type RedisClient } from "./redis-connection.js";
+
+/**
+ * Keeps Redis nodes bound to fencing epochs (see bindEpoch-1.lua).
+ *
+ * `minEpoch` is the lowest epoch this store accepts on a node; it starts at the durable
+ * current epoch and is raised by the tier controller after each tier switch, so Redis
+ * fences always exceed those the MySQL tier handed out. A node below it, or bound to an
+ * old replication id (a promoted replica), gets a FRESH epoch minted for it alone. No
+ * durable epoch (MySQL down) means no binding, and the store refuses to grant (S2, S5).
+ */
+export class EpochBinder {
+  private minEpochValue = 0;
+  private readonly inFlight = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly client: RedisClient,
+    private readonly source: EpochSource,
+    private readonly onEvent: EventSink | undefined,
+  ) {}
+
+  /** The lowest epoch a node must be bound at before it may grant. */
+  get minEpoch(): number {
+    return this.minEpochValue;
+  }
+
+  /** Loads the durable epoch (minting the first one on an empty database). */
+  async start(): Promise<void> {
+    const current = await this.source.current();
+    this.require(current > 0 ? current : await this.source.mint("first epoch"));
+  }
+
+  /** Raises the floor: nodes bound below `epoch` get a fresh epoch before their next grant. */
+  require(epoch: number): void {
+    this.minEpochValue = Math.max(this.minEpochValue, epoch);
+  }
+
+  /**
+   * Mints an epoch and binds it to the node holding `epochKeys` (one key on standalone and
+   * sentinel; every slot of the node on a cluster). Concurrent calls for one node share
+   * one mint.
+   */
+  rebind(nodeId: string, epochKeys: readonly string[], reason: string): Promise<void> {
+    const running = this.inFlight.get(nodeId);
+    if (running) return running;
+    const task = this.bind(nodeId, epochKeys, reason).finally(() => this.inFlight.delete(nodeId));
+    this.inFlight.set(nodeId, task);
+    return task;
+  }
+
+  private async bind(nodeId: string, epochKeys: readonly string[], reason: string): Promise<void> {
+    let epoch: number;
+    try {
+      epoch = await this.source.mint(`redis ${nodeId}: ${reason}`);
+    } catch (cause) {
+      throw new LockUnavailableError(
+        `cannot mint a fencing epoch for Redis node ${nodeId} (${reason}); refusing to grant`,
+        { cause },
+      );
+    }
+    await Promise.all(epochKeys.map((key) => callScript(this.client, bindEpoch, [key], [epoch])));
+    this.onEvent?.({ type: "epoch", tier: "redis", at: Date.now(), epoch, reason, node: nodeId });
+  }
+}

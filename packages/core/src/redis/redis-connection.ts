@@ -1,0 +1,72 @@
+import { Cluster, Redis, type RedisOptions } from "ioredis";
+import * as scripts from "./generated/lua-scripts.js";
+import type { RedisTopology } from "./topology.js";
+
+/** Either ioredis client; both carry Warden's commands once {@link connectRedis} returns. */
+export type RedisClient = Redis | Cluster;
+
+/**
+ * Options that make a lock connection safe (S8): a command is sent at most once. No
+ * offline queue (nothing is sent later than asked), no re-send of commands in flight when
+ * a connection drops, no per-request retries. Reconnection itself is fine: only commands
+ * issued after it are sent on it.
+ */
+const NO_REPLAY: RedisOptions = Object.freeze({
+  enableOfflineQueue: false,
+  autoResendUnfulfilledCommands: false,
+  maxRetriesPerRequest: 0,
+  // Reconnect quickly but not in a tight loop: 50 ms, 100 ms, … capped at 1 s.
+  retryStrategy: (times: number) => Math.min(times * 50, 1_000),
+});
+
+/** Creates the ioredis client for a topology and registers Warden's Lua commands on it. */
+export function connectRedis(topology: RedisTopology, connectTimeoutMs: number): RedisClient {
+  const client = createClient(topology, connectTimeoutMs);
+  for (const script of Object.values(scripts)) {
+    client.defineCommand(script.command, { numberOfKeys: script.numberOfKeys, lua: script.lua });
+  }
+  return client;
+}
+
+function createClient(topology: RedisTopology, connectTimeoutMs: number): RedisClient {
+  const base: RedisOptions = { ...NO_REPLAY, connectTimeout: connectTimeoutMs, lazyConnect: false };
+  switch (topology.mode) {
+    case "standalone":
+      return new Redis(topology.url, base);
+    case "sentinel":
+      return new Redis({
+        ...base,
+        sentinels: topology.sentinels.map((s) => ({ host: s.host, port: s.port })),
+        name: topology.masterName,
+        password: topology.password,
+        // Subscribe to +switch-master so a failover moves us to the new master promptly.
+        failoverDetector: true,
+      });
+    case "cluster":
+      return new Cluster(
+        topology.nodes.map((n) => ({ host: n.host, port: n.port })),
+        {
+          enableOfflineQueue: false,
+          // A positive value re-sends commands whose connection closed: a replay.
+          retryDelayOnFailover: 0,
+          redisOptions: { ...base, password: topology.password },
+          natMap: topology.natMap ? { ...topology.natMap } : undefined,
+          slotsRefreshTimeout: connectTimeoutMs,
+        },
+      );
+  }
+}
+
+/** Calls a Warden Lua command by its versioned name. */
+export function callScript(
+  client: RedisClient,
+  script: scripts.LuaScript,
+  keys: readonly string[],
+  args: readonly (string | number)[],
+): Promise<unknown> {
+  const command = (
+    client as unknown as Record<string, (...a: (string | number)[]) => Promise<unknown>>
+  )[script.command];
+  if (!command) throw new Error(`Lua command ${script.command} is not registered`);
+  return command.call(client, ...keys, ...args);
+}
