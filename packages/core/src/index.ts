@@ -41,3 +41,4 @@ export type { StoreEvent, LockEvent, EpochEvent, EventSink } from "./events/stor
 export { RedisLockStore } from "./redis/redis-lock-store.js";
 export { REDIS_STORE_DEFAULTS, type RedisLockStoreOptions } from "./redis/redis-store-options.js";
 export type { RedisTopology, RedisAddress } from "./redis/topology.js";
+export { LocalLockStore } from "./local/local-lock-store.js";
