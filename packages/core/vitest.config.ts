@@ -1,5 +1,11 @@
 import { defineProject } from "vitest/config";
 
 export default defineProject({
-  test: { name: "core", include: ["test/**/*.test.ts"], testTimeout: 30_000, hookTimeout: 120_000 },
+  test: {
+    name: "core",
+    include: ["test/**/*.test.ts"],
+    testTimeout: 30_000,
+    hookTimeout: 120_000,
+    globalSetup: ["../testkit/src/vitest-global-setup.ts"],
+  },
 });

@@ -22,6 +22,9 @@ const NO_REPLAY: RedisOptions = Object.freeze({
 /** Creates the ioredis client for a topology and registers Warden's Lua commands on it. */
 export function connectRedis(topology: RedisTopology, connectTimeoutMs: number): RedisClient {
   const client = createClient(topology, connectTimeoutMs);
+  // Connection errors are expected during failovers; each call reports its own failure,
+  // so the emitter's copy is not an unhandled error.
+  client.on("error", () => undefined);
   for (const script of Object.values(scripts)) {
     client.defineCommand(script.command, { numberOfKeys: script.numberOfKeys, lua: script.lua });
   }

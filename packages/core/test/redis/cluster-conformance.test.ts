@@ -1,0 +1,17 @@
+import { startCluster } from "@warden/testkit";
+import { describeLockStoreConformance } from "../conformance/lock-store-conformance.js";
+import { openRedisStore } from "../support/redis-target.js";
+
+describeLockStoreConformance("redis cluster", async () => {
+  const cluster = await startCluster();
+  const { store } = await openRedisStore({ mode: "cluster", nodes: cluster.startupNodes });
+  return {
+    store,
+    tier: "redis",
+    fenced: true,
+    async close() {
+      await store.close();
+      await cluster.stop();
+    },
+  };
+});
