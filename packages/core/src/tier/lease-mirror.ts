@@ -1,0 +1,149 @@
+import type { Pool } from "mysql2/promise";
+import type { StoreEvent } from "../events/store-event.js";
+
+/** Options of {@link LeaseMirror}. */
+export interface LeaseMirrorOptions {
+  /** How often buffered changes are written, in ms. @defaultValue 200 */
+  readonly flushIntervalMs?: number;
+  /**
+   * Added to every mirrored expiry, in ms: the mirror is judged on MySQL's clock while the
+   * lease runs on Redis's, so it errs on the side of "still held". @defaultValue 1000
+   */
+  readonly clockMarginMs?: number;
+  /** Most keys buffered between flushes; beyond it changes are dropped and counted. @defaultValue 100000 */
+  readonly maxPending?: number;
+}
+
+interface Upsert {
+  readonly lockId: string;
+  readonly fence: string;
+  readonly expiresAtMs: number;
+}
+
+const DEFAULTS = Object.freeze({ flushIntervalMs: 200, clockMarginMs: 1_000, maxPending: 100_000 });
+
+/**
+ * Copies live Redis leases into `redis_lease_mirror` so that the MySQL tier refuses keys
+ * still held in Redis after a degrade. Off the hot path: events are coalesced per key in
+ * memory and written in one batch per interval; leases that end before the next batch are
+ * skipped. Best effort by design: what it misses, the epoch bump at the switch fences.
+ */
+export class LeaseMirror {
+  private readonly options: typeof DEFAULTS;
+  private upserts = new Map<string, Upsert & { resource: string; businessKey: string }>();
+  private deletes = new Map<string, { resource: string; businessKey: string; lockId: string }>();
+  private timer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> | undefined;
+  /** Changes dropped because the buffer was full or MySQL refused the batch. */
+  dropped = 0;
+  /** Rows written so far (upserts plus deletes). */
+  written = 0;
+
+  constructor(
+    private readonly pool: Pool,
+    options: LeaseMirrorOptions = {},
+  ) {
+    this.options = {
+      ...DEFAULTS,
+      ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)),
+    };
+  }
+
+  /** Starts the flush timer (unref'd). */
+  start(): void {
+    this.timer ??= setInterval(() => void this.flush(), this.options.flushIntervalMs);
+    this.timer.unref();
+  }
+
+  /** Feeds one Redis store event; cheap and synchronous. */
+  record(event: StoreEvent): void {
+    if (event.type === "epoch" || event.tier !== "redis") return;
+    const id = `${event.resource}\u0000${event.businessKey}`;
+    switch (event.type) {
+      case "grant":
+      case "extend": {
+        const expiresAtMs = event.at + event.leaseMs + this.options.clockMarginMs;
+        if (expiresAtMs < Date.now() + this.options.flushIntervalMs) return;
+        const fence =
+          event.type === "grant" ? (event.fence ?? "0") : (this.upserts.get(id)?.fence ?? "");
+        if (!this.upserts.has(id) && this.upserts.size >= this.options.maxPending) {
+          this.dropped += 1;
+          return;
+        }
+        this.deletes.delete(id);
+        this.upserts.set(id, {
+          resource: event.resource,
+          businessKey: event.businessKey,
+          lockId: event.lockId,
+          fence,
+          expiresAtMs,
+        });
+        return;
+      }
+      case "release":
+      case "force-release":
+        if (event.type === "release" && !event.released) return;
+        this.upserts.delete(id);
+        this.deletes.set(id, {
+          resource: event.resource,
+          businessKey: event.businessKey,
+          lockId: event.lockId,
+        });
+        return;
+      case "refusal":
+      case "expired":
+      case "outcome-unknown":
+      case "replication-timeout":
+        return;
+    }
+  }
+
+  /** Writes what is buffered; concurrent calls share one write. */
+  flush(): Promise<void> {
+    this.flushing ??= this.write().finally(() => (this.flushing = undefined));
+    return this.flushing;
+  }
+
+  /** Stops the timer and writes what is left. */
+  async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    await this.flush().catch(() => undefined);
+  }
+
+  private async write(): Promise<void> {
+    const upserts = [...this.upserts.values()];
+    const deletes = [...this.deletes.values()];
+    this.upserts = new Map();
+    this.deletes = new Map();
+    try {
+      // An extend whose grant was mirrored in an earlier batch has no fence here: keep the row's.
+      const withFence = upserts.filter((u) => u.fence !== "");
+      const extendsOnly = upserts.filter((u) => u.fence === "");
+      if (withFence.length > 0) {
+        await this.pool.query(
+          `INSERT INTO redis_lease_mirror (resource, business_key, lock_id, fence, expires_at) VALUES ${withFence
+            .map(() => "(?, ?, ?, ?, FROM_UNIXTIME(? / 1000))")
+            .join(", ")}
+           ON DUPLICATE KEY UPDATE lock_id = VALUES(lock_id), fence = VALUES(fence), expires_at = VALUES(expires_at)`,
+          withFence.flatMap((u) => [u.resource, u.businessKey, u.lockId, u.fence, u.expiresAtMs]),
+        );
+      }
+      for (const u of extendsOnly) {
+        await this.pool.query(
+          "UPDATE redis_lease_mirror SET expires_at = FROM_UNIXTIME(? / 1000) WHERE resource = ? AND business_key = ? AND lock_id = ?",
+          [u.expiresAtMs, u.resource, u.businessKey, u.lockId],
+        );
+      }
+      if (deletes.length > 0) {
+        await this.pool.query(
+          `DELETE FROM redis_lease_mirror WHERE (resource, business_key, lock_id) IN (${deletes.map(() => "(?, ?, ?)").join(", ")})`,
+          deletes.flatMap((d) => [d.resource, d.businessKey, d.lockId]),
+        );
+      }
+      this.written += upserts.length + deletes.length;
+    } catch {
+      this.dropped += upserts.length + deletes.length;
+    }
+  }
+}
