@@ -42,3 +42,11 @@ export { RedisLockStore } from "./redis/redis-lock-store.js";
 export { REDIS_STORE_DEFAULTS, type RedisLockStoreOptions } from "./redis/redis-store-options.js";
 export type { RedisTopology, RedisAddress } from "./redis/topology.js";
 export { LocalLockStore } from "./local/local-lock-store.js";
+export { MysqlLockStore } from "./mysql/mysql-lock-store.js";
+export { MYSQL_STORE_DEFAULTS, type MysqlLockStoreOptions } from "./mysql/mysql-store-options.js";
+export { MysqlEpochSource } from "./mysql/mysql-epoch-source.js";
+export {
+  MysqlLeaseSweeper,
+  SWEEPER_DEFAULTS,
+  type MysqlLeaseSweeperOptions,
+} from "./mysql/mysql-lease-sweeper.js";
