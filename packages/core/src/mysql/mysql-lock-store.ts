@@ -109,7 +109,7 @@ export class MysqlLockStore implements LockStore {
     const lockId = newLockId();
     const ctx: AcquireContext = {
       pool: this.pool,
-      timeoutMs: Math.max(1, Math.min(this.options.commandTimeoutMs, Math.floor(leaseMs / 3))),
+      timeoutMs: this.options.commandTimeoutMs,
       deadlockAttempts: this.options.deadlockAttempts,
       emit: (event) => this.emit(event),
     };

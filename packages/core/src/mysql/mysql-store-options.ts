@@ -16,8 +16,9 @@ export interface MysqlLockStoreOptions {
   /** Receives every grant, refusal, release, extend, expiry and epoch change. */
   readonly onEvent?: EventSink;
   /**
-   * Upper bound on one statement in ms; an acquire uses min(this, leaseMs / 3) so that a
-   * reply never arrives after the lease it describes could have lapsed.
+   * Upper bound on one statement in ms; past it the outcome is unknown (S8). A slow
+   * grant still reports a true remaining lease: it is read on the database clock after
+   * the statement, and a lease that already ended is never reported as granted.
    * @defaultValue 2000
    */
   readonly commandTimeoutMs?: number;
