@@ -50,3 +50,8 @@ export {
   SWEEPER_DEFAULTS,
   type MysqlLeaseSweeperOptions,
 } from "./mysql/mysql-lease-sweeper.js";
+export { TieredLocks, type ResourcePolicy, type FencedStore } from "./tier/tiered-locks.js";
+export { openTieredLocks, type OpenTieredLocksOptions } from "./tier/open-tiered-locks.js";
+export { TIER_CONTROLLER_DEFAULTS, type TierControllerOptions } from "./tier/tier-controller.js";
+export type { TierSnapshot, TierTransitionRow } from "./tier/tier-snapshot.js";
+export { LeaseMirror, type LeaseMirrorOptions } from "./tier/lease-mirror.js";

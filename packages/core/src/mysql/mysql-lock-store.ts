@@ -2,8 +2,7 @@ import type { Pool, ResultSetHeader } from "mysql2/promise";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { LockUnavailableError } from "../errors/lock-unavailable-error.js";
 import { NotHolderError } from "../errors/not-holder-error.js";
-import { OutcomeUnknownError, type UncertainOperation } from "../errors/outcome-unknown-error.js";
-import { WardenError } from "../errors/warden-error.js";
+import type { UncertainOperation } from "../errors/outcome-unknown-error.js";
 import type { LockEvent } from "../events/store-event.js";
 import { newLockId } from "../store/lock-id.js";
 import type {
@@ -27,13 +26,14 @@ import {
   validateWaitReplicas,
 } from "../validation/validate.js";
 import { acquireStep, type AcquireContext } from "./acquire-step.js";
-import { certainlyNotApplied } from "./driver-errors.js";
 import { leaseFromRow, type LeaseRow } from "./lease-row.js";
 import { createLockPool } from "./lock-pool.js";
 import { MysqlFenceEpochs } from "./mysql-fence-epochs.js";
 import { resolveMysqlStoreOptions, type MysqlLockStoreOptions } from "./mysql-store-options.js";
 import { EXTEND_LOCK } from "./sql/extend-lock.js";
 import { FORCE_RELEASE } from "./sql/force-release.js";
+import { rowsMatched } from "./rows-matched.js";
+import { storeFailure, uncertainOutcome, type FailureContext } from "./store-failure.js";
 import { LIST_LEASES } from "./sql/list-leases.js";
 import { READ_LEASE } from "./sql/read-lease.js";
 import { RELEASE_LOCK } from "./sql/release-lock.js";
@@ -118,11 +118,12 @@ export class MysqlLockStore implements LockStore {
       for (let step = 0; step < MAX_ACQUIRE_STEPS; step += 1) {
         const outcome = await acquireStep(ctx, key, holder, leaseMs, lockId);
         if (outcome.kind === "answer") return outcome.result;
-        if (outcome.kind === "lost") throw await this.uncertain("acquire", key, lockId);
+        if (outcome.kind === "lost")
+          throw await uncertainOutcome(this.failureContext, "acquire", key, lockId);
         if (outcome.kind === "renew-epoch") await this.epochs.renew(outcome.reason);
       }
     } catch (error) {
-      throw await this.failure("acquire", key, lockId, error);
+      throw await storeFailure(this.failureContext, "acquire", key, lockId, error);
     }
     throw new LockUnavailableError("the MySQL tier could not settle on a fencing epoch");
   }
@@ -224,7 +225,7 @@ export class MysqlLockStore implements LockStore {
       });
       return rowsMatched(result) > 0;
     } catch (error) {
-      throw await this.failure(operation, key, lockId, error);
+      throw await storeFailure(this.failureContext, operation, key, lockId, error);
     }
   }
 
@@ -246,41 +247,12 @@ export class MysqlLockStore implements LockStore {
     return new NotHolderError(lockId, "expired");
   }
 
-  // Typed errors pass through; a statement that certainly did not run means the tier
-  // cannot grant now; anything else leaves the outcome unknown (S8).
-  private async failure(
-    operation: UncertainOperation,
-    key: LockKey,
-    lockId: string,
-    error: unknown,
-  ): Promise<Error> {
-    if (error instanceof WardenError) return error;
-    if (certainlyNotApplied(error)) {
-      return new LockUnavailableError(`MySQL tier: ${operation} failed`, { cause: error });
-    }
-    return this.uncertain(operation, key, lockId, error);
-  }
-
-  private async uncertain(
-    operation: UncertainOperation,
-    key: LockKey,
-    lockId: string,
-    cause?: unknown,
-  ): Promise<OutcomeUnknownError> {
-    let cleanedUp = false;
-    if (operation === "acquire") {
-      // Ends the grant by its id if it was made; a re-entry keeps the older id and stays.
-      cleanedUp = await this.pool
-        .execute({
-          sql: FORCE_RELEASE,
-          values: [key.resource, key.businessKey, lockId],
-          timeout: this.options.commandTimeoutMs,
-        })
-        .then(() => true)
-        .catch(() => false);
-      this.emit({ type: "outcome-unknown", ...this.base(key), lockId, cleanedUp });
-    }
-    return new OutcomeUnknownError(lockId, operation, { cause });
+  private get failureContext(): FailureContext {
+    return {
+      pool: this.pool,
+      timeoutMs: this.options.commandTimeoutMs,
+      emit: (event) => this.emit(event),
+    };
   }
 
   private base(key: LockKey) {
@@ -299,11 +271,4 @@ export class MysqlLockStore implements LockStore {
       // A sink must not throw (EventSink's contract); one that does must not break a lock.
     }
   }
-}
-
-// With CLIENT_FOUND_ROWS off, affectedRows counts changed rows; an UPDATE that matched
-// but changed nothing (same expiry within a millisecond) still reports it in `info`.
-function rowsMatched(result: ResultSetHeader): number {
-  const matched = /Rows matched:\s*(\d+)/.exec(result.info ?? "");
-  return matched ? Number(matched[1]) : result.affectedRows;
 }

@@ -15,6 +15,8 @@ import { callScript, type RedisClient } from "./redis-connection.js";
  */
 export class EpochBinder {
   private minEpochValue = 0;
+  private started = false;
+  private starting: Promise<void> | undefined;
   private readonly inFlight = new Map<string, Promise<void>>();
 
   constructor(
@@ -28,10 +30,26 @@ export class EpochBinder {
     return this.minEpochValue;
   }
 
-  /** Loads the durable epoch (minting the first one on an empty database). */
-  async start(): Promise<void> {
-    const current = await this.source.current();
-    this.require(current > 0 ? current : await this.source.mint("first epoch"));
+  /**
+   * Loads the durable epoch (minting the first one on an empty database). Until it has,
+   * the store does not know its floor and must not grant: {@link ensureStarted} throws.
+   */
+  ensureStarted(): Promise<void> {
+    if (this.started) return Promise.resolve();
+    this.starting ??= this.load().finally(() => (this.starting = undefined));
+    return this.starting;
+  }
+
+  private async load(): Promise<void> {
+    try {
+      const current = await this.source.current();
+      this.require(current > 0 ? current : await this.source.mint("first epoch"));
+      this.started = true;
+    } catch (cause) {
+      throw new LockUnavailableError("cannot read the durable fencing epoch; refusing to grant", {
+        cause,
+      });
+    }
   }
 
   /** Raises the floor: nodes bound below `epoch` get a fresh epoch before their next grant. */

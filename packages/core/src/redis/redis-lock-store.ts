@@ -71,14 +71,22 @@ export class RedisLockStore implements LockStore {
     );
   }
 
-  /** Connects, loads the durable epoch, and returns a store ready to grant. */
-  static async open(options: RedisLockStoreOptions): Promise<RedisLockStore> {
+  /**
+   * Connects, loads the durable epoch, and returns a store ready to grant. With `lazy`, it
+   * returns at once and keeps reconnecting in the background (a server starting while
+   * Redis or MySQL is down); grants are refused until both answer.
+   */
+  static async open(
+    options: RedisLockStoreOptions,
+    { lazy = false } = {},
+  ): Promise<RedisLockStore> {
     const resolved = resolveRedisStoreOptions(options);
     const client = connectRedis(options.topology, resolved.connectTimeoutMs);
     const store = new RedisLockStore(client, options);
+    if (lazy) return store;
     try {
       await waitReady(client, resolved.connectTimeoutMs * 3);
-      await store.binder.start();
+      await store.binder.ensureStarted();
     } catch (error) {
       client.disconnect();
       throw error;
@@ -111,6 +119,7 @@ export class RedisLockStore implements LockStore {
     const holder = validateHolder(input.holder);
     const leaseMs = validateLeaseMs(input.leaseMs);
     const waitReplicas = validateWaitReplicas(input.waitReplicas);
+    await this.binder.ensureStarted();
     const lockId = newLockId();
     const redisKeys = [this.keys.lease(key), this.keys.counter(key), this.keys.epoch(key)];
     // At most two rebinds: one for a new master, one if the counter ran out right after.

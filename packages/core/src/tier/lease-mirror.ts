@@ -34,6 +34,7 @@ export class LeaseMirror {
   private deletes = new Map<string, { resource: string; businessKey: string; lockId: string }>();
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> | undefined;
+  private flushes = 0;
   /** Changes dropped because the buffer was full or MySQL refused the batch. */
   dropped = 0;
   /** Rows written so far (upserts plus deletes). */
@@ -142,6 +143,12 @@ export class LeaseMirror {
         );
       }
       this.written += upserts.length + deletes.length;
+      // Expired rows are harmless (readers compare with NOW(3)) but should not pile up.
+      if (++this.flushes % 50 === 0) {
+        await this.pool.query(
+          "DELETE FROM redis_lease_mirror WHERE expires_at < NOW(3) - INTERVAL 10 SECOND LIMIT 500",
+        );
+      }
     } catch {
       this.dropped += upserts.length + deletes.length;
     }

@@ -1,6 +1,5 @@
 import { LockUnavailableError } from "../errors/lock-unavailable-error.js";
 import type { EventSink } from "../events/store-event.js";
-import type { RedisLockStore } from "../redis/redis-lock-store.js";
 import { LIMITS } from "../store/limits.js";
 import type {
   AcquireInput,
@@ -27,10 +26,16 @@ export interface ResourcePolicy {
   readonly waitReplicas: number;
 }
 
+/** A store whose fencing epoch floor the controller raises after a switch. */
+export interface FencedStore extends LockStore {
+  requireEpoch(epoch: number): void;
+  probe(): Promise<boolean>;
+}
+
 /** The stores and machinery {@link TieredLocks} routes between. */
 export interface TieredLocksParts {
-  readonly redis: RedisLockStore;
-  readonly mysql: LockStore;
+  readonly redis: FencedStore;
+  readonly mysql: FencedStore;
   readonly local: LockStore;
   readonly controller: TierController;
   readonly mirror: LeaseMirror;
@@ -168,6 +173,7 @@ export class TieredLocks {
   }
 
   private follow(next: TierSnapshot, previous: TierSnapshot | undefined): void {
+    if (next.tier === "mysql") this.parts.mysql.requireEpoch(next.epoch);
     if (next.tier === "redis") {
       this.parts.redis.requireEpoch(next.epoch);
       // Leases granted in MySQL last at most maxLeaseMs (plus renewals, which the drain
