@@ -1,0 +1,132 @@
+import { randomUUID } from "node:crypto";
+import type { StoreEvent } from "@warden/core";
+import type { TrackedLease } from "../stats/lease-tracker.js";
+
+/**
+ * One audit event as the writer buffers, spools (one JSON line) and inserts it. `id` is
+ * made once, before the first attempt, so a batch written twice stores each event once.
+ */
+export interface AuditRecord {
+  readonly id: string;
+  readonly type: string;
+  readonly tenantId: string | null;
+  /** `*` for events that concern no single resource (tier, epoch). */
+  readonly resource: string;
+  readonly businessKey: string | null;
+  readonly lockId: string | null;
+  /** Decimal string (u64). */
+  readonly fence: string | null;
+  readonly clientId: string | null;
+  readonly ownerId: string | null;
+  readonly tier: string | null;
+  readonly leaseMs: number | null;
+  readonly actor: string | null;
+  readonly reason: string | null;
+  /** When it happened, ms since the Unix epoch. */
+  readonly at: number;
+}
+
+/** Extra facts the server knows about an event: the owning tenant and the grant it ends. */
+export interface AuditContext {
+  readonly tenantId: string | null;
+  readonly lease: TrackedLease | null;
+  readonly actor?: string | null;
+  readonly reason?: string | null;
+}
+
+const EMPTY = {
+  businessKey: null,
+  lockId: null,
+  fence: null,
+  clientId: null,
+  ownerId: null,
+  tier: null,
+  leaseMs: null,
+  actor: null,
+  reason: null,
+} as const;
+
+/** A new record with a fresh id; unset columns are null. */
+export function auditRecord(
+  fields: Partial<AuditRecord> & Pick<AuditRecord, "type" | "resource" | "at">,
+): AuditRecord {
+  return { id: randomUUID(), tenantId: null, ...EMPTY, ...fields };
+}
+
+/** Turns a store event into its audit record. */
+export function recordOfEvent(event: StoreEvent, context: AuditContext): AuditRecord {
+  if (event.type === "epoch") {
+    return auditRecord({
+      type: "epoch",
+      resource: "*",
+      tier: event.tier,
+      at: event.at,
+      reason: `epoch ${event.epoch}: ${event.reason}${event.node ? ` (${event.node})` : ""}`.slice(
+        0,
+        500,
+      ),
+    });
+  }
+  const lease = context.lease;
+  const base = {
+    type: event.type,
+    tenantId: context.tenantId,
+    resource: event.resource,
+    businessKey: event.businessKey,
+    tier: event.tier,
+    at: event.at,
+    fence: lease?.fence ?? null,
+    clientId: lease?.holder.clientId ?? null,
+    ownerId: lease?.holder.ownerId ?? null,
+    actor: context.actor ?? null,
+    reason: context.reason ?? null,
+  };
+  switch (event.type) {
+    case "grant":
+      return auditRecord({
+        ...base,
+        lockId: event.lockId,
+        fence: event.fence,
+        clientId: event.holder.clientId,
+        ownerId: event.holder.ownerId,
+        leaseMs: event.leaseMs,
+        reason: event.reentry > 1 ? `reentry ${event.reentry}` : null,
+      });
+    case "refusal":
+      return auditRecord({
+        ...base,
+        clientId: event.holder.clientId,
+        ownerId: event.holder.ownerId,
+        reason: `held by ${event.heldBy.clientId}/${event.heldBy.ownerId}`.slice(0, 500),
+      });
+    case "release":
+      return auditRecord({
+        ...base,
+        lockId: event.lockId,
+        reason: event.released ? null : "reentry left",
+      });
+    case "extend":
+      return auditRecord({ ...base, lockId: event.lockId, leaseMs: event.leaseMs });
+    case "expired":
+      return auditRecord({ ...base, lockId: event.lockId });
+    case "force-release":
+      return auditRecord({
+        ...base,
+        lockId: event.lockId,
+        clientId: event.holder.clientId,
+        ownerId: event.holder.ownerId,
+      });
+    case "outcome-unknown":
+      return auditRecord({
+        ...base,
+        lockId: event.lockId,
+        reason: event.cleanedUp ? "cleaned up" : "not cleaned up",
+      });
+    case "replication-timeout":
+      return auditRecord({
+        ...base,
+        lockId: event.lockId,
+        reason: `acknowledged by ${event.acknowledged} of ${event.required} replicas; undone`,
+      });
+  }
+}

@@ -1,0 +1,89 @@
+import { randomBytes } from "node:crypto";
+import type { PrismaClient } from "@warden/db";
+import { hashSecret } from "./api-key.js";
+import type { OperatorPrincipal } from "./principal.js";
+import { TtlCache } from "./ttl-cache.js";
+
+/** Name of the operator session cookie. */
+export const SESSION_COOKIE = "warden_session";
+
+/**
+ * Operator sessions: a random token in an httpOnly cookie, stored as its SHA-256 in
+ * OperatorSession. Lookups are cached for `cacheMs`; logout drops the entry at once.
+ */
+export class SessionAuth {
+  private readonly cache: TtlCache<OperatorPrincipal | null>;
+
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly ttlMs: number,
+    cacheMs = 1_000,
+  ) {
+    this.cache = new TtlCache(cacheMs);
+  }
+
+  /** Starts a session; returns the cookie token (shown to nobody else) and its expiry. */
+  async create(operatorId: number, meta: { ip: string | null; userAgent: string | null }) {
+    const token = randomBytes(32).toString("base64url");
+    const expiresAt = new Date(Date.now() + this.ttlMs);
+    await this.prisma.operatorSession.create({
+      data: {
+        id: hashSecret(token),
+        operatorId,
+        expiresAt,
+        ip: meta.ip?.slice(0, 64) ?? null,
+        userAgent: meta.userAgent?.slice(0, 300) ?? null,
+      },
+      select: { id: true },
+    });
+    return { token, expiresAt };
+  }
+
+  /** The operator behind a session token, or null when unknown, expired, revoked or disabled. */
+  async resolve(token: string): Promise<OperatorPrincipal | null> {
+    const id = hashSecret(token);
+    const cached = this.cache.get(id);
+    if (cached !== undefined) return cached;
+    const row = await this.prisma.operatorSession.findUnique({
+      where: { id },
+      select: {
+        expiresAt: true,
+        revokedAt: true,
+        operator: { select: { id: true, username: true, role: true, disabledAt: true } },
+      },
+    });
+    const live =
+      row !== null &&
+      row.revokedAt === null &&
+      row.expiresAt.getTime() > Date.now() &&
+      row.operator.disabledAt === null;
+    const principal: OperatorPrincipal | null = live
+      ? {
+          kind: "operator",
+          operatorId: row.operator.id,
+          username: row.operator.username,
+          role: row.operator.role,
+        }
+      : null;
+    this.cache.set(id, principal);
+    return principal;
+  }
+
+  /** Ends a session; idempotent. */
+  async revoke(token: string): Promise<void> {
+    const id = hashSecret(token);
+    this.cache.delete(id);
+    await this.prisma.operatorSession.updateMany({
+      where: { id, revokedAt: null },
+      data: { revokedAt: new Date() },
+    });
+  }
+
+  /** Deletes sessions that expired more than a day ago; returns how many. */
+  async prune(): Promise<number> {
+    const { count } = await this.prisma.operatorSession.deleteMany({
+      where: { expiresAt: { lt: new Date(Date.now() - 86_400_000) } },
+    });
+    return count;
+  }
+}

@@ -1,0 +1,115 @@
+import { hostname } from "node:os";
+import { z } from "zod";
+
+const bool = z
+  .enum(["true", "false", "1", "0", "yes", "no"])
+  .transform((value) => value === "true" || value === "1" || value === "yes");
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+const list = z.string().transform((value) =>
+  value
+    .split(",")
+    .map((item) => item.trim())
+    .filter((item) => item.length > 0),
+);
+const hostPorts = list.pipe(
+  z.array(z.string().regex(/^[^:]+:\d+$/, "each entry must be host:port")).min(1),
+);
+
+/**
+ * Every environment variable the server reads, validated once at startup. The README's
+ * configuration table is generated from these descriptions by hand: keep both in step.
+ */
+const envSchema = z
+  .object({
+    /** MySQL/MariaDB URL of Warden's database (registry, audit, MySQL tier). */
+    DATABASE_URL: z.string().regex(/^mysql:\/\//, "must be a mysql:// URL"),
+    /** Standalone Redis URL, e.g. redis://127.0.0.1:6379. */
+    REDIS_URL: z
+      .string()
+      .regex(/^rediss?:\/\//, "must be a redis:// URL")
+      .optional(),
+    /** Sentinels as host:port,host:port (instead of REDIS_URL). */
+    WARDEN_REDIS_SENTINELS: hostPorts.optional(),
+    /** Master name the sentinels monitor. */
+    WARDEN_REDIS_MASTER_NAME: z.string().min(1).default("warden"),
+    /** Cluster seed nodes as host:port,host:port (instead of REDIS_URL). */
+    WARDEN_REDIS_CLUSTER_NODES: hostPorts.optional(),
+    /** Password for sentinel or cluster data nodes. */
+    WARDEN_REDIS_PASSWORD: z.string().min(1).optional(),
+    /** Address to listen on. */
+    WARDEN_HOST: z.string().min(1).default("127.0.0.1"),
+    /** Port for HTTP, WebSocket, /metrics, /healthz, /readyz. */
+    WARDEN_PORT: int(0, 65_535).default(4000),
+    /** This instance's id in tier_state and logs. */
+    WARDEN_INSTANCE_ID: z
+      .string()
+      .regex(/^[A-Za-z0-9._:-]{1,64}$/)
+      .default(`${hostname().slice(0, 48)}-${process.pid}`),
+    /** pino level. */
+    WARDEN_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace"]).default("info"),
+    /** Largest request body, in bytes (HTTP bodies and WebSocket messages). */
+    WARDEN_MAX_BODY_BYTES: int(1_024, 16 * 1024 * 1024).default(64 * 1024),
+    /** Origins allowed to send cookie-authenticated mutations (the console), comma-separated. */
+    WARDEN_CONSOLE_ORIGINS: list.default([]),
+    /** Operator session lifetime, in ms. */
+    WARDEN_SESSION_TTL_MS: int(60_000, 30 * 86_400_000).default(12 * 3_600_000),
+    /** Mark the session cookie Secure (serve the console over HTTPS). */
+    WARDEN_COOKIE_SECURE: bool.default(false),
+    /** Login attempts per user and per address per minute. */
+    WARDEN_LOGIN_ATTEMPTS_PER_MINUTE: int(1, 1_000).default(10),
+    /** Where the audit spool (JSONL) lives while MySQL is down. */
+    WARDEN_AUDIT_SPOOL_DIR: z.string().min(1).default(".warden/audit-spool"),
+    /** Spool size cap, in bytes; past it events are counted as dropped and an alert fires. */
+    WARDEN_AUDIT_SPOOL_MAX_BYTES: int(1_024, 64 * 1024 * 1024 * 1024).default(256 * 1024 * 1024),
+    /** How often the audit writer flushes, in ms. */
+    WARDEN_AUDIT_FLUSH_MS: int(10, 60_000).default(250),
+    /** Largest audit insert batch, in events. */
+    WARDEN_AUDIT_BATCH_SIZE: int(1, 10_000).default(500),
+    /** Audit events older than this are deleted, in days. */
+    WARDEN_AUDIT_RETENTION_DAYS: int(1, 3_650).default(30),
+    /** Longest graceful shutdown (drain in-flight calls, flush the audit), in ms. */
+    WARDEN_SHUTDOWN_GRACE_MS: int(0, 300_000).default(10_000),
+    /** Tier controller: Redis probe interval, in ms. */
+    WARDEN_TIER_PROBE_INTERVAL_MS: int(100, 60_000).default(1_000),
+    /** Tier controller: failed probes in a row before degrading. */
+    WARDEN_TIER_FAILURES_TO_DEGRADE: int(1, 100).default(3),
+    /** Tier controller: good probes in a row before recovering. */
+    WARDEN_TIER_SUCCESSES_TO_RECOVER: int(1, 1_000).default(10),
+    /** First-run admin operator (with WARDEN_ADMIN_PASSWORD). */
+    WARDEN_ADMIN_USER: z
+      .string()
+      .regex(/^[A-Za-z0-9._-]{1,64}$/)
+      .optional(),
+    /** First-run admin password, at least 12 characters. */
+    WARDEN_ADMIN_PASSWORD: z.string().min(12).max(256).optional(),
+  })
+  .refine(
+    (env) =>
+      [env.REDIS_URL, env.WARDEN_REDIS_SENTINELS, env.WARDEN_REDIS_CLUSTER_NODES].filter(
+        (value) => value !== undefined,
+      ).length === 1,
+    {
+      message: "set exactly one of REDIS_URL, WARDEN_REDIS_SENTINELS, WARDEN_REDIS_CLUSTER_NODES",
+      path: ["REDIS_URL"],
+    },
+  )
+  .refine(
+    (env) => (env.WARDEN_ADMIN_USER === undefined) === (env.WARDEN_ADMIN_PASSWORD === undefined),
+    {
+      message: "set both WARDEN_ADMIN_USER and WARDEN_ADMIN_PASSWORD, or neither",
+      path: ["WARDEN_ADMIN_PASSWORD"],
+    },
+  );
+
+/** The server's validated configuration. */
+export type Env = z.infer<typeof envSchema>;
+
+/** Parses `source` (default: process.env); throws one message that lists every problem. */
+export function loadEnv(source: Record<string, string | undefined> = process.env): Env {
+  const parsed = envSchema.safeParse(source);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map(
+    (issue) => `  ${issue.path.join(".") || "(env)"}: ${issue.message}`,
+  );
+  throw new Error(`invalid configuration:\n${problems.join("\n")}`);
+}

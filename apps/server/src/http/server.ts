@@ -1,0 +1,192 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createHTTPHandler } from "@trpc/server/adapters/standalone";
+import { applyWSSHandler } from "@trpc/server/adapters/ws";
+import { WebSocketServer } from "ws";
+import { createContextInner, type Services } from "../context.js";
+import { appRouter } from "../routers/_app.js";
+import { originAllowed } from "../auth/origin-check.js";
+import { requestMetaOf } from "./request-meta.js";
+
+/** Options of {@link startHttpServer}. */
+export interface HttpServerOptions {
+  readonly host: string;
+  /** 0 picks a free port. */
+  readonly port: number;
+  /** Largest request body and WebSocket message, in bytes. */
+  readonly maxBodyBytes: number;
+  /** Longest wait for calls in progress on shutdown, in ms. */
+  readonly shutdownGraceMs: number;
+}
+
+/** A listening server. */
+export interface HttpServerHandle {
+  readonly server: Server;
+  /** `http://host:port` */
+  readonly url: string;
+  /** Stops accepting, cancels waits, drains calls in progress, closes connections. */
+  close(): Promise<void>;
+}
+
+/** tRPC over HTTP (console, SSE subscriptions) and WebSocket (SDK), plus plain endpoints. */
+export const TRPC_PATH = "/trpc";
+
+function send(res: ServerResponse, status: number, type: string, body: string): void {
+  res.writeHead(status, { "content-type": type, "cache-control": "no-store" });
+  res.end(body);
+}
+
+/**
+ * Starts the HTTP server: `/trpc` (HTTP batch + SSE + WebSocket upgrade), `/metrics`,
+ * `/healthz` (process up) and `/readyz` (some tier can grant).
+ */
+export async function startHttpServer(
+  services: Services,
+  options: HttpServerOptions,
+): Promise<HttpServerHandle> {
+  let closing = false;
+  const trpc = createHTTPHandler({
+    router: appRouter,
+    basePath: `${TRPC_PATH}/`,
+    maxBodySize: options.maxBodyBytes,
+    createContext: ({ req, res }) => {
+      const controller = new AbortController();
+      res.once("close", () => controller.abort());
+      return createContextInner(
+        services,
+        requestMetaOf(req, {
+          transport: "http",
+          signal: controller.signal,
+          setCookie: (cookie) => res.appendHeader("set-cookie", cookie),
+        }),
+      );
+    },
+    onError: ({ error, path }) => {
+      if (error.code === "INTERNAL_SERVER_ERROR")
+        services.logger.error({ err: error.cause ?? error, path }, "procedure failed");
+    },
+  });
+
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const path = (req.url ?? "/").split("?")[0] ?? "/";
+    if (path === "/healthz")
+      return send(res, 200, "application/json", JSON.stringify({ status: "ok" }));
+    if (path === "/readyz") {
+      if (closing)
+        return send(
+          res,
+          503,
+          "application/json",
+          JSON.stringify({ ready: false, reason: "shutting down" }),
+        );
+      void services.locks.probeReady().then(
+        (ready) =>
+          send(
+            res,
+            ready ? 200 : 503,
+            "application/json",
+            JSON.stringify({ ready, tier: services.locks.tier }),
+          ),
+        () =>
+          send(
+            res,
+            503,
+            "application/json",
+            JSON.stringify({ ready: false, tier: services.locks.tier }),
+          ),
+      );
+      return;
+    }
+    if (path === "/metrics") {
+      void services.metrics.text().then(
+        (text) => send(res, 200, services.metrics.registry.contentType, text),
+        () => send(res, 500, "text/plain", "metrics failed\n"),
+      );
+      return;
+    }
+    if (path === TRPC_PATH || path.startsWith(`${TRPC_PATH}/`)) {
+      if (closing)
+        return send(res, 503, "application/json", JSON.stringify({ error: "shutting down" }));
+      // Refuse a declared oversize body before reading it; tRPC caps streamed ones too.
+      const declared = Number(req.headers["content-length"] ?? 0);
+      if (declared > options.maxBodyBytes) {
+        req.resume();
+        return send(
+          res,
+          413,
+          "application/json",
+          JSON.stringify({ error: `body over ${options.maxBodyBytes} bytes` }),
+        );
+      }
+      return trpc(req, res);
+    }
+    send(res, 404, "application/json", JSON.stringify({ error: "not found" }));
+  });
+
+  const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxBodyBytes });
+  const wsHandler = applyWSSHandler({
+    wss,
+    router: appRouter,
+    keepAlive: { enabled: true, pingMs: 10_000, pongWaitMs: 5_000 },
+    createContext: ({ req, res, info }) => {
+      const controller = new AbortController();
+      res.once("close", () => controller.abort());
+      const params = info.connectionParams;
+      return createContextInner(
+        services,
+        requestMetaOf(req, {
+          transport: "ws",
+          signal: controller.signal,
+          setCookie: null,
+          connectionParams: params ?? null,
+        }),
+      );
+    },
+  });
+  server.on("upgrade", (req, socket, head) => {
+    const path = (req.url ?? "/").split("?")[0];
+    const origin = typeof req.headers.origin === "string" ? req.headers.origin : null;
+    // Browsers send Origin on every WebSocket; a foreign page must not ride a session cookie.
+    const foreignBrowser =
+      origin !== null &&
+      !originAllowed(origin, req.headers.host ?? null, services.config.consoleOrigins);
+    if (closing || path !== TRPC_PATH || foreignBrowser) {
+      socket.end(
+        `HTTP/1.1 ${foreignBrowser ? "403 Forbidden" : "503 Service Unavailable"}\r\n\r\n`,
+      );
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => wss.emit("connection", ws, req));
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.host, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const url = `http://${options.host.includes(":") ? `[${options.host}]` : options.host}:${address.port}`;
+
+  let closed: Promise<void> | undefined;
+  return {
+    server,
+    url,
+    close: () =>
+      (closed ??= (async () => {
+        closing = true;
+        const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+        // Waiting acquires end now (the SDK tries another instance); other calls finish.
+        services.waiters.cancelAll();
+        const drained = await services.inflight.drained(options.shutdownGraceMs);
+        if (!drained)
+          services.logger.warn(
+            { inflight: services.inflight.size },
+            "shutdown: calls still in progress",
+          );
+        wsHandler.broadcastReconnectNotification();
+        for (const client of wss.clients) client.close(1001, "server shutting down");
+        wss.close();
+        server.closeAllConnections();
+        await stopped;
+      })()),
+  };
+}

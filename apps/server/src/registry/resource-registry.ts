@@ -1,0 +1,185 @@
+import type { PrismaClient } from "@warden/db";
+import { UnknownResourceError } from "@warden/core";
+import type { Principal } from "../auth/principal.js";
+import { TtlCache } from "../auth/ttl-cache.js";
+import { ConflictError } from "../errors/conflict-error.js";
+import { ForbiddenError } from "../errors/forbidden-error.js";
+import {
+  RESOURCE_POLICY_DEFAULTS,
+  type ResourceCreateInput,
+  type ResourcePolicy,
+} from "../schemas/resource-policy.js";
+import { RESOURCE_SELECT, toResourceView, type ResourceView } from "./resource-view.js";
+
+/** Options of {@link ResourceRegistry.list}. */
+export interface ResourceListOptions {
+  readonly search?: string;
+  readonly tenantId?: string;
+  readonly includeRetired?: boolean;
+  readonly cursor?: string;
+  readonly limit?: number;
+}
+
+/**
+ * The resource registry on Prisma. Hot-path reads (`resolve`) are cached for `cacheMs`
+ * (default 1 s): a policy edit or a retirement reaches every instance within that time,
+ * and at once on the instance that made it.
+ */
+export class ResourceRegistry {
+  private readonly cache: TtlCache<ResourceView | null>;
+  /** Resources this instance has read, for audit rows and alerts (names are never reused). */
+  private readonly seen = new Map<string, ResourceView>();
+
+  constructor(
+    private readonly prisma: PrismaClient,
+    cacheMs = 1_000,
+  ) {
+    this.cache = new TtlCache(cacheMs);
+  }
+
+  /** The owning tenant of a resource this instance has seen, for audit rows. */
+  ownerOf(name: string): string | null {
+    return this.seen.get(name)?.tenantId ?? null;
+  }
+
+  /** The expected hold of a resource this instance has seen, in ms (null: no alert). */
+  expectedHoldOf(name: string): number | null {
+    return this.seen.get(name)?.expectedHoldMs ?? null;
+  }
+
+  /**
+   * The live resource `name` as `principal` may use it: unknown, retired and other
+   * tenants' resources all throw UnknownResourceError, so a tenant learns nothing about
+   * names it does not own.
+   */
+  async resolve(name: string, principal: Principal): Promise<ResourceView> {
+    const resource = await this.find(name);
+    if (!resource || resource.retiredAt !== null || !visibleTo(resource, principal)) {
+      throw new UnknownResourceError(name);
+    }
+    return resource;
+  }
+
+  /** Like {@link resolve} but also returns retired resources (for reads and audit). */
+  async get(name: string, principal: Principal): Promise<ResourceView> {
+    const resource = await this.find(name);
+    if (!resource || !visibleTo(resource, principal)) throw new UnknownResourceError(name);
+    return resource;
+  }
+
+  /** Resources `principal` may see, by name, paged by the last name of the previous page. */
+  async list(principal: Principal, options: ResourceListOptions = {}) {
+    const limit = options.limit ?? 100;
+    const tenantId = principal.kind === "tenant" ? principal.tenantId : options.tenantId;
+    const rows = await this.prisma.resource.findMany({
+      where: {
+        ...(tenantId === undefined ? {} : { tenantId }),
+        ...(options.includeRetired ? {} : { retiredAt: null }),
+        name: {
+          ...(options.search ? { contains: options.search } : {}),
+          ...(options.cursor ? { gt: options.cursor } : {}),
+        },
+      },
+      orderBy: { name: "asc" },
+      take: limit + 1,
+      select: RESOURCE_SELECT,
+    });
+    const page = rows.slice(0, limit).map(toResourceView);
+    for (const resource of page) this.seen.set(resource.name, resource);
+    return { resources: page, cursor: rows.length > limit ? (page.at(-1)?.name ?? null) : null };
+  }
+
+  /** Registers a resource; a tenant key registers for its own tenant only. */
+  async create(principal: Principal, input: ResourceCreateInput): Promise<ResourceView> {
+    const tenantId = principal.kind === "tenant" ? principal.tenantId : input.tenantId;
+    if (tenantId === undefined) throw new ForbiddenError("tenantId: name the owning tenant");
+    if (
+      principal.kind === "tenant" &&
+      input.tenantId !== undefined &&
+      input.tenantId !== tenantId
+    ) {
+      throw new ForbiddenError("a tenant key registers resources for its own tenant only");
+    }
+    const tenant = await this.prisma.tenant.findUnique({
+      where: { id: tenantId },
+      select: { id: true },
+    });
+    if (!tenant) throw new ConflictError(`tenant "${tenantId}" does not exist`);
+    const existing = await this.prisma.resource.findUnique({
+      where: { name: input.name },
+      select: { name: true },
+    });
+    if (existing) throw new ConflictError(`resource "${input.name}" already exists`);
+    const { name, tenantId: _ignored, ...policy } = input;
+    try {
+      const row = await this.prisma.resource.create({
+        data: { ...RESOURCE_POLICY_DEFAULTS, ...policy, name, tenantId },
+        select: RESOURCE_SELECT,
+      });
+      return this.remember(toResourceView(row));
+    } catch (error) {
+      // Two creates raced past the check above: the primary key decided.
+      if ((error as { code?: string }).code === "P2002") {
+        throw new ConflictError(`resource "${name}" already exists`);
+      }
+      throw error;
+    }
+  }
+
+  /** Changes a live resource's policy; the merged policy must stay consistent. */
+  async update(
+    principal: Principal,
+    name: string,
+    patch: Partial<ResourcePolicy>,
+  ): Promise<ResourceView> {
+    const current = await this.resolve(name, principal);
+    const merged = { ...current, ...patch };
+    if (merged.defaultLeaseMs > merged.maxLeaseMs) {
+      throw new ConflictError("defaultLeaseMs must not exceed maxLeaseMs");
+    }
+    const row = await this.prisma.resource.update({
+      where: { name },
+      data: patch,
+      select: RESOURCE_SELECT,
+    });
+    return this.remember(toResourceView(row));
+  }
+
+  /** Retires a resource; `hasLiveLocks` is asked first and a live lock refuses it. */
+  async retire(
+    principal: Principal,
+    name: string,
+    hasLiveLocks: (name: string) => Promise<boolean>,
+  ): Promise<ResourceView> {
+    await this.resolve(name, principal);
+    if (await hasLiveLocks(name)) {
+      throw new ConflictError(`resource "${name}" has live locks; release them first`);
+    }
+    const row = await this.prisma.resource.update({
+      where: { name },
+      data: { retiredAt: new Date() },
+      select: RESOURCE_SELECT,
+    });
+    return this.remember(toResourceView(row));
+  }
+
+  private async find(name: string): Promise<ResourceView | null> {
+    const cached = this.cache.get(name);
+    if (cached !== undefined) return cached;
+    const row = await this.prisma.resource.findUnique({ where: { name }, select: RESOURCE_SELECT });
+    const view = row ? toResourceView(row) : null;
+    this.cache.set(name, view);
+    if (view) this.seen.set(name, view);
+    return view;
+  }
+
+  private remember(view: ResourceView): ResourceView {
+    this.cache.set(view.name, view);
+    this.seen.set(view.name, view);
+    return view;
+  }
+}
+
+function visibleTo(resource: ResourceView, principal: Principal): boolean {
+  return principal.kind === "operator" || resource.tenantId === principal.tenantId;
+}

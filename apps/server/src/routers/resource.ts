@@ -1,0 +1,36 @@
+import { resourceListInputSchema, resourceNameInputSchema } from "../schemas/admin.js";
+import { resourceCreateSchema, resourceUpdateSchema } from "../schemas/resource-policy.js";
+import { authedProcedure, editorProcedure, router } from "../trpc.js";
+
+/** The resource registry. A tenant key sees and edits only its tenant's resources. */
+export const resourceRouter = router({
+  /** Resources the caller may see, by name; `cursor` is the last name of the previous page. */
+  list: authedProcedure
+    .input(resourceListInputSchema)
+    .query(({ ctx, input }) => ctx.services.registry.list(ctx.principal, input)),
+
+  /** One resource, retired ones included. */
+  get: authedProcedure
+    .input(resourceNameInputSchema)
+    .query(({ ctx, input }) => ctx.services.registry.get(input.name, ctx.principal)),
+
+  /** Registers a resource with its policy; CONFLICT when the name is taken. */
+  create: editorProcedure
+    .input(resourceCreateSchema)
+    .mutation(({ ctx, input }) => ctx.services.registry.create(ctx.principal, input)),
+
+  /** Changes a live resource's policy. */
+  update: editorProcedure
+    .input(resourceUpdateSchema)
+    .mutation(({ ctx, input }) =>
+      ctx.services.registry.update(ctx.principal, input.name, input.patch),
+    ),
+
+  /** Retires a resource; CONFLICT while it has live locks. */
+  retire: editorProcedure.input(resourceNameInputSchema).mutation(({ ctx, input }) =>
+    ctx.services.registry.retire(ctx.principal, input.name, async (name) => {
+      const page = await ctx.services.locks.list({ resource: name, limit: 1 });
+      return page.leases.length > 0;
+    }),
+  ),
+});

@@ -1,0 +1,90 @@
+import { statsSeriesInputSchema, statsWindowInputSchema } from "../schemas/admin.js";
+import { authedProcedure, router } from "../trpc.js";
+
+// Suggested lease = p99.9 hold × this margin, rounded up to a second (the console shows it).
+const LEASE_MARGIN = 1.5;
+
+/**
+ * Time series for charts from this instance's rolling windows (1 s buckets, last hour).
+ * Per instance by design: query each instance, or scrape /metrics for fleet-wide sums.
+ */
+export const statsRouter = router({
+  /** Acquire rate and outcome, latency and hold percentiles, queue depth per step. */
+  series: authedProcedure.input(statsSeriesInputSchema).query(async ({ ctx, input }) => {
+    if (input.resource !== undefined)
+      await ctx.services.registry.get(input.resource, ctx.principal);
+    if (input.resource === undefined && ctx.principal.kind === "tenant") {
+      return { points: [], note: "name a resource: tenant keys see their own resources only" };
+    }
+    return {
+      points: ctx.services.stats.series(input.resource, input.windowSec ?? 300, input.stepSec ?? 5),
+      note: null,
+    };
+  }),
+
+  /** Hold-time percentiles and a suggested lease (p99.9 × 1.5, whole seconds). */
+  holdTimes: authedProcedure.input(statsWindowInputSchema).query(async ({ ctx, input }) => {
+    if (input.resource !== undefined)
+      await ctx.services.registry.get(input.resource, ctx.principal);
+    const summary = ctx.services.stats.holdSummary(input.resource, input.windowSec ?? 3_600);
+    const suggestedLeaseMs =
+      summary.p999Ms === null
+        ? null
+        : Math.min(60_000, Math.ceil((summary.p999Ms * LEASE_MARGIN) / 1000) * 1000);
+    return { ...summary, suggestedLeaseMs, margin: LEASE_MARGIN };
+  }),
+
+  /** The overview: live locks, waiters, totals and top contended resources of the window. */
+  overview: authedProcedure.input(statsWindowInputSchema).query(({ ctx, input }) => {
+    const { services } = ctx;
+    const windowSec = input.windowSec ?? 300;
+    const visible = (name: string) =>
+      ctx.principal.kind === "operator" ||
+      services.registry.ownerOf(name) === ctx.principal.tenantId;
+    const totals = [...services.stats.totals(windowSec)].filter(([name]) => visible(name));
+    const sum = (pick: (p: (typeof totals)[number][1]) => number) =>
+      totals.reduce((acc, [, point]) => acc + pick(point), 0);
+    const now = Date.now();
+    const longHolds = [...services.tracker.all()]
+      .filter((lease) => visible(lease.resource))
+      .flatMap((lease) => {
+        const expected = services.registry.expectedHoldOf(lease.resource);
+        const heldMs = now - lease.grantedAt;
+        return expected !== null && heldMs > 3 * expected
+          ? [{ ...lease, heldMs, expectedHoldMs: expected }]
+          : [];
+      });
+    return {
+      tier: services.locks.snapshot(),
+      liveLocks: [...services.tracker.countsByResource()]
+        .filter(([n]) => visible(n))
+        .reduce((a, [, c]) => a + c, 0),
+      waiters: [...services.waiters.countsByResource()]
+        .filter(([n]) => visible(n))
+        .reduce((a, [, c]) => a + c, 0),
+      acquires: sum((p) => p.acquires),
+      granted: sum((p) => p.granted),
+      refused: sum((p) => p.refused),
+      timeouts: sum((p) => p.timeouts),
+      failed: sum((p) => p.failed),
+      renewFailures: sum((p) => p.renewFailures),
+      topContended: totals
+        .map(([resource, p]) => ({
+          resource,
+          refused: p.refused + p.timeouts,
+          acquires: p.acquires,
+          latencyP99Ms: p.latencyP99Ms,
+        }))
+        .sort((a, b) => b.refused - a.refused)
+        .slice(0, 10),
+      longHolds: longHolds.slice(0, 50),
+      audit: {
+        ...services.audit.spoolSize,
+        buffered: services.audit.buffered,
+        spoolFull: services.audit.spoolFull,
+      },
+      instanceId: services.config.instanceId,
+      windowSec,
+    };
+  }),
+});
