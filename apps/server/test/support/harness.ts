@@ -86,7 +86,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       consoleOrigins: options.consoleOrigins ?? ["http://console.test"],
       cookieSecure: false,
       sessionTtlMs: 3_600_000,
-      loginAttemptsPerMinute: 10,
+      loginAttemptsPerMinute: 3,
     },
     prisma,
     locks,
