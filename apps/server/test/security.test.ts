@@ -145,21 +145,19 @@ describe("roles", () => {
     );
     await expectCode(viewer.caller().tier.override({ tier: "mysql", reason: "nope" }), "FORBIDDEN");
     await expectCode(
-      viewer
-        .caller()
-        .resource.create({
-          name: `x:${uid()}`,
-          tenantId: b.id,
-          defaultLeaseMs: 1,
-          maxLeaseMs: 1,
-          maxRenewals: null,
-          expectedHoldMs: null,
-          degrade: true,
-          localFallback: "deny",
-          fair: false,
-          waitReplicas: 0,
-          description: "",
-        }),
+      viewer.caller().resource.create({
+        name: `x:${uid()}`,
+        tenantId: b.id,
+        defaultLeaseMs: 1,
+        maxLeaseMs: 1,
+        maxRenewals: null,
+        expectedHoldMs: null,
+        degrade: true,
+        localFallback: "deny",
+        fair: false,
+        waitReplicas: 0,
+        description: "",
+      }),
       "FORBIDDEN",
     );
   });

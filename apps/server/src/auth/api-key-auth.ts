@@ -21,8 +21,10 @@ export class ApiKeyAuth {
   /** The tenant behind `key`, or null when it is unknown, revoked, or its tenant disabled. */
   async resolve(key: string): Promise<TenantPrincipal | null> {
     const hash = hashSecret(key);
-    const cached = this.cache.get(hash);
-    if (cached !== undefined) return cached;
+    return this.cache.read(hash, () => this.load(hash));
+  }
+
+  private async load(hash: string): Promise<TenantPrincipal | null> {
     const row = await this.prisma.apiKey.findUnique({
       where: { hash },
       select: {
@@ -40,7 +42,6 @@ export class ApiKeyAuth {
             requestsPerSecond: row.tenant.requestsPerSecond,
           }
         : null;
-    this.cache.set(hash, principal);
     return principal;
   }
 

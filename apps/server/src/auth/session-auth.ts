@@ -42,8 +42,10 @@ export class SessionAuth {
   /** The operator behind a session token, or null when unknown, expired, revoked or disabled. */
   async resolve(token: string): Promise<OperatorPrincipal | null> {
     const id = hashSecret(token);
-    const cached = this.cache.get(id);
-    if (cached !== undefined) return cached;
+    return this.cache.read(id, () => this.load(id));
+  }
+
+  private async load(id: string): Promise<OperatorPrincipal | null> {
     const row = await this.prisma.operatorSession.findUnique({
       where: { id },
       select: {
@@ -65,7 +67,6 @@ export class SessionAuth {
           role: row.operator.role,
         }
       : null;
-    this.cache.set(id, principal);
     return principal;
   }
 

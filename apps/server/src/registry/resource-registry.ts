@@ -164,11 +164,13 @@ export class ResourceRegistry {
   }
 
   private async find(name: string): Promise<ResourceView | null> {
-    const cached = this.cache.get(name);
-    if (cached !== undefined) return cached;
-    const row = await this.prisma.resource.findUnique({ where: { name }, select: RESOURCE_SELECT });
-    const view = row ? toResourceView(row) : null;
-    this.cache.set(name, view);
+    const view = await this.cache.read(name, async () => {
+      const row = await this.prisma.resource.findUnique({
+        where: { name },
+        select: RESOURCE_SELECT,
+      });
+      return row ? toResourceView(row) : null;
+    });
     if (view) this.seen.set(name, view);
     return view;
   }
