@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { alignBuckets, holdRows, latencyRows, rateRows, type StatsBucket } from "./chart-rows";
+import {
+  acquireSplit,
+  alignBuckets,
+  bucketsFromPoints,
+  holdRows,
+  latencyRows,
+  rateRows,
+  type StatsBucket,
+} from "./chart-rows";
 
 function bucket(atMs: number, patch: Partial<StatsBucket> = {}): StatsBucket {
   return {
@@ -79,5 +87,51 @@ describe("percentile rows", () => {
   it("reads hold-time percentiles, not latency, for the hold chart", () => {
     const rows = holdRows([bucket(100_000, { latencyP99Ms: 2, holdP99Ms: 1_800 })], window);
     expect(rows[0]?.p99).toBe(1_800);
+  });
+});
+
+describe("bucketsFromPoints", () => {
+  it("maps the server's outcome names onto the chart's", () => {
+    const [first] = bucketsFromPoints([
+      {
+        t: 5_000,
+        granted: 4,
+        refused: 3,
+        timeouts: 2,
+        failed: 1,
+        latencyP50Ms: 1,
+        latencyP99Ms: 2,
+        latencyP999Ms: 3,
+        holdP50Ms: 10,
+        holdP99Ms: 20,
+        holdP999Ms: 30,
+        queueDepthMax: 7,
+      },
+    ]);
+    expect(first).toMatchObject({
+      atMs: 5_000,
+      grants: 4,
+      refusals: 3,
+      timeouts: 2,
+      unavailable: 1,
+      queueDepth: 7,
+    });
+  });
+});
+
+describe("acquireSplit", () => {
+  it("counts timeouts as refusals and keeps the shares at 100 %", () => {
+    expect(acquireSplit({ granted: 2, refused: 0, timeouts: 1, failed: 0 })).toEqual({
+      total: 3,
+      grantedPct: 67,
+      refusedPct: 33,
+      failedPct: 0,
+    });
+    const split = acquireSplit({ granted: 1, refused: 1, timeouts: 0, failed: 1 });
+    expect(split.grantedPct + split.refusedPct + split.failedPct).toBe(100);
+  });
+
+  it("is all zero without traffic", () => {
+    expect(acquireSplit({ granted: 0, refused: 0, timeouts: 0, failed: 0 }).grantedPct).toBe(0);
   });
 });

@@ -125,3 +125,62 @@ export function holdRows(buckets: readonly StatsBucket[], window: ChartWindow): 
     p999: bucket?.holdP999Ms ?? null,
   }));
 }
+
+/** A point of the server's `stats.series` (fields the charts read). */
+export interface SeriesPoint {
+  readonly t: number;
+  readonly granted: number;
+  readonly refused: number;
+  readonly timeouts: number;
+  readonly failed: number;
+  readonly latencyP50Ms: number | null;
+  readonly latencyP99Ms: number | null;
+  readonly latencyP999Ms: number | null;
+  readonly holdP50Ms: number | null;
+  readonly holdP99Ms: number | null;
+  readonly holdP999Ms: number | null;
+  readonly queueDepthMax: number;
+}
+
+/** The server's series points as chart buckets. */
+export function bucketsFromPoints(points: readonly SeriesPoint[]): StatsBucket[] {
+  return points.map((point) => ({
+    atMs: point.t,
+    grants: point.granted,
+    refusals: point.refused,
+    timeouts: point.timeouts,
+    unavailable: point.failed,
+    latencyP50Ms: point.latencyP50Ms,
+    latencyP99Ms: point.latencyP99Ms,
+    latencyP999Ms: point.latencyP999Ms,
+    holdP50Ms: point.holdP50Ms,
+    holdP99Ms: point.holdP99Ms,
+    holdP999Ms: point.holdP999Ms,
+    queueDepth: point.queueDepthMax,
+  }));
+}
+
+/** Outcome totals of a window and their shares, for the overview's split bar. */
+export interface AcquireSplit {
+  readonly total: number;
+  readonly grantedPct: number;
+  /** Refused because held, or timed out waiting. */
+  readonly refusedPct: number;
+  /** Unavailable (fail-closed) or failed. */
+  readonly failedPct: number;
+}
+
+/** Shares of granted / refused / failed acquires, in whole percent that add up to 100. */
+export function acquireSplit(totals: {
+  readonly granted: number;
+  readonly refused: number;
+  readonly timeouts: number;
+  readonly failed: number;
+}): AcquireSplit {
+  const refused = totals.refused + totals.timeouts;
+  const total = totals.granted + refused + totals.failed;
+  if (total === 0) return { total, grantedPct: 0, refusedPct: 0, failedPct: 0 };
+  const refusedPct = Math.round((refused / total) * 100);
+  const failedPct = Math.round((totals.failed / total) * 100);
+  return { total, grantedPct: 100 - refusedPct - failedPct, refusedPct, failedPct };
+}

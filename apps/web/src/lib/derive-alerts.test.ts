@@ -11,7 +11,7 @@ function inputs(patch: Partial<AlertInputs> = {}): AlertInputs {
     expectedHoldMs: new Map(),
     holds: [],
     events: [],
-    audit: { spooledEvents: 0, droppedEvents: 0 },
+    audit: { spooledEvents: 0, spoolFull: false },
     clients: [],
     ...patch,
   };
@@ -129,11 +129,11 @@ describe("deriveAlerts", () => {
     expect(alerts[0]?.title).toContain("MYSQL");
   });
 
-  it("makes local mode, dropped audit events and local SDK instances critical", () => {
+  it("makes local mode, a full audit spool and local SDK instances critical", () => {
     const alerts = deriveAlerts(
       inputs({
         tier: { tier: "local", sinceMs: NOW - 5_000, reason: "mysql down" },
-        audit: { spooledEvents: 120, droppedEvents: 3 },
+        audit: { spooledEvents: 120, spoolFull: true },
         clients: [
           { clientId: "svc-a", tier: "local", localSinceMs: NOW - 4_000 },
           { clientId: "svc-b", tier: "redis", localSinceMs: null },

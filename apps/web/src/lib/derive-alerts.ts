@@ -66,7 +66,8 @@ export interface AlertInputs {
   readonly holds: readonly HoldFact[];
   /** Recent events of the alerting types (stale-fence, expired, local-mode …). */
   readonly events: readonly EventFact[];
-  readonly audit: { readonly spooledEvents: number; readonly droppedEvents: number } | null;
+  /** The audit writer's spool: events waiting for MySQL, and whether it is full (dropping). */
+  readonly audit: { readonly spooledEvents: number; readonly spoolFull: boolean } | null;
   readonly clients: readonly {
     readonly clientId: string;
     readonly tier: Tier;
@@ -198,13 +199,14 @@ function auditAlerts(input: AlertInputs): Alert[] {
       hrefLabel: "events",
     });
   }
-  if (audit.droppedEvents > 0) {
+  if (audit.spoolFull) {
     alerts.push({
-      id: "audit-dropped",
+      id: "audit-spool-full",
       kind: "audit-backlog",
       severity: "critical",
-      title: `${audit.droppedEvents} audit events dropped`,
-      detail: "The audit spool reached its size cap; these events are lost.",
+      title: "Audit spool full: events are being dropped",
+      detail:
+        "The audit spool reached its size cap while MySQL is unreachable; new audit events are lost until it drains.",
       atMs: input.nowMs,
       href: eventsHref(),
       hrefLabel: "events",

@@ -37,6 +37,15 @@ describe("searchFiltersOf", () => {
   });
 });
 
+describe("type filter", () => {
+  it("keeps only the event types the server knows", () => {
+    expect(searchFiltersOf({ ...EMPTY_EVENT_FILTERS, type: "force-release" })).toEqual({
+      type: "force-release",
+    });
+    expect(searchFiltersOf({ ...EMPTY_EVENT_FILTERS, type: "bogus" })).toEqual({});
+  });
+});
+
 describe("URL round trip", () => {
   it("gives back the same search after a reload", () => {
     const filters = {

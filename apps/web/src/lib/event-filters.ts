@@ -1,3 +1,11 @@
+import { eventTypeSchema } from "@warden/server/schemas";
+
+/** An audit event type the search can filter on. */
+export type EventType = (typeof eventTypeSchema.options)[number];
+
+/** Every event type, for the filter's select. */
+export const EVENT_TYPES: readonly EventType[] = eventTypeSchema.options;
+
 /** The events search form; every field is optional text as typed. */
 export interface EventFilterValues {
   fence: string;
@@ -20,7 +28,7 @@ export interface EventSearchFilters {
   resource?: string;
   clientId?: string;
   ownerId?: string;
-  type?: string;
+  type?: EventType;
   fromMs?: number;
   toMs?: number;
 }
@@ -68,7 +76,8 @@ export function searchFiltersOf(values: EventFilterValues): EventSearchFilters {
   set("lockId", text(values.lockId));
   set("businessKey", text(values.businessKey));
   set("resource", text(values.resource));
-  set("type", text(values.type));
+  const type = eventTypeSchema.safeParse(text(values.type));
+  if (type.success) filters.type = type.data;
   const holder = text(values.holder);
   if (holder !== undefined) {
     const slash = holder.indexOf("/");

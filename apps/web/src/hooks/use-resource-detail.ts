@@ -1,0 +1,171 @@
+"use client";
+
+import { keepPreviousData, skipToken, useQuery } from "@tanstack/react-query";
+import { useMemo, useState } from "react";
+import {
+  bucketsFromPoints,
+  holdRows,
+  latencyRows,
+  rateRows,
+  type PercentileRow,
+  type RateRow,
+} from "../lib/chart-rows";
+import { holdDurations } from "../lib/hold-durations";
+import { holdHistogram, type HistogramRow } from "../lib/hold-histogram";
+import { holderRows, type HolderRow } from "../lib/holder-rows";
+import { buildKeyTimeline, type KeyTimeline } from "../lib/key-timeline";
+import { useTRPC } from "../trpc/react";
+import { useNow } from "./use-now";
+import { LIVE_REFRESH_MS } from "./use-tier-status";
+
+const CHART_WINDOW_SEC = 300;
+const CHART_STEP_SEC = 5;
+/** The per-key timeline covers the last 5 minutes. */
+export const TIMELINE_WINDOW_MS = 300_000;
+
+/** A waiter in queue order. */
+export interface WaiterRow {
+  readonly businessKey: string;
+  readonly clientId: string;
+  readonly ownerId: string;
+  readonly position: number;
+  readonly waitedMs: number;
+}
+
+/** The resource detail page's view model. */
+export interface ResourceDetailView {
+  readonly loading: boolean;
+  readonly error: string | null;
+  readonly resource: {
+    readonly name: string;
+    readonly tenantId: string;
+    readonly description: string;
+    readonly defaultLeaseMs: number;
+    readonly maxLeaseMs: number;
+    readonly maxRenewals: number | null;
+    readonly expectedHoldMs: number | null;
+    readonly degrade: boolean;
+    readonly localFallback: "deny" | "allow";
+    readonly fair: boolean;
+    readonly waitReplicas: number;
+    readonly retiredAt: number | null;
+  } | null;
+  readonly holders: readonly HolderRow[];
+  readonly holdersError: string | null;
+  readonly waiters: readonly WaiterRow[];
+  readonly fair: boolean;
+  readonly rate: readonly RateRow[];
+  readonly latency: readonly PercentileRow[];
+  readonly holdPercentiles: readonly PercentileRow[];
+  readonly holdHistogram: readonly HistogramRow[];
+  readonly holdSamples: number;
+  readonly holdSummary: {
+    p50Ms: number | null;
+    p99Ms: number | null;
+    p999Ms: number | null;
+    maxMs: number | null;
+    samples: number;
+  } | null;
+  /** Keys to pick for the timeline: live ones first, then recently seen ones. */
+  readonly keys: readonly string[];
+  readonly timelineKey: string | null;
+  readonly setTimelineKey: (key: string) => void;
+  readonly timeline: KeyTimeline | null;
+  readonly timelineFromMs: number;
+  readonly timelineToMs: number;
+}
+
+/**
+ * Everything about one resource: its policy, live holders (countdowns tick every second
+ * client-side), waiters, charts from `stats.series`, the hold-time distribution from the
+ * recent audit, and the per-key timeline of who held the chosen key when.
+ */
+export function useResourceDetail(name: string): ResourceDetailView {
+  const trpc = useTRPC();
+  const now = useNow(1_000);
+  const live = { refetchInterval: LIVE_REFRESH_MS, placeholderData: keepPreviousData };
+  const resource = useQuery(trpc.resource.get.queryOptions({ name }));
+  const holders = useQuery(trpc.holder.list.queryOptions({ resource: name, limit: 500 }, live));
+  const waiters = useQuery(trpc.holder.waiters.queryOptions({ resource: name }, live));
+  const series = useQuery(
+    trpc.stats.series.queryOptions(
+      { resource: name, windowSec: CHART_WINDOW_SEC, stepSec: CHART_STEP_SEC },
+      live,
+    ),
+  );
+  const holdTimes = useQuery(
+    trpc.stats.holdTimes.queryOptions({ resource: name }, { refetchInterval: 10_000 }),
+  );
+  const recent = useQuery(trpc.event.search.queryOptions({ resource: name, limit: 1_000 }, live));
+
+  const [chosenKey, setTimelineKey] = useState<string | null>(null);
+  const liveKeys = useMemo(
+    () => [...new Set((holders.data?.holders ?? []).map((lease) => lease.businessKey))].sort(),
+    [holders.data],
+  );
+  const keys = useMemo(() => {
+    const seen = (recent.data?.events ?? []).flatMap((event) =>
+      event.businessKey === null ? [] : [event.businessKey],
+    );
+    return [...new Set([...liveKeys, ...seen])].slice(0, 200);
+  }, [liveKeys, recent.data]);
+  const timelineKey = chosenKey ?? keys[0] ?? null;
+  const keyEvents = useQuery(
+    trpc.event.search.queryOptions(
+      timelineKey === null ? skipToken : { resource: name, businessKey: timelineKey, limit: 500 },
+      live,
+    ),
+  );
+
+  const chartWindow = useMemo(() => {
+    const last = series.data?.points.at(-1)?.t;
+    const toMs = (last ?? now) + CHART_STEP_SEC * 1_000;
+    return { fromMs: toMs - CHART_WINDOW_SEC * 1_000, toMs, stepMs: CHART_STEP_SEC * 1_000 };
+  }, [series.data, now]);
+  const buckets = useMemo(() => bucketsFromPoints(series.data?.points ?? []), [series.data]);
+
+  const durations = useMemo(
+    () => holdDurations((recent.data?.events ?? []).map((event) => ({ ...event, atMs: event.at }))),
+    [recent.data],
+  );
+
+  const timeline = useMemo(() => {
+    if (timelineKey === null || !keyEvents.data) return null;
+    const liveIds = new Set(
+      (holders.data?.holders ?? [])
+        .filter((l) => l.businessKey === timelineKey)
+        .map((l) => l.lockId),
+    );
+    return buildKeyTimeline(
+      keyEvents.data.events.map((event) => ({ ...event, atMs: event.at })),
+      liveIds,
+      now - TIMELINE_WINDOW_MS,
+      now,
+    );
+  }, [timelineKey, keyEvents.data, holders.data, now]);
+
+  const data = resource.data;
+  return {
+    loading: resource.isPending,
+    error: resource.error?.message ?? null,
+    resource: data ?? null,
+    holders: holders.data ? holderRows(holders.data.holders, holders.dataUpdatedAt, now) : [],
+    holdersError: holders.error?.message ?? null,
+    waiters: [...(waiters.data?.waiters ?? [])].sort(
+      (a, b) => a.businessKey.localeCompare(b.businessKey) || a.position - b.position,
+    ),
+    fair: waiters.data?.fair ?? data?.fair ?? false,
+    rate: rateRows(buckets, chartWindow),
+    latency: latencyRows(buckets, chartWindow),
+    holdPercentiles: holdRows(buckets, chartWindow),
+    holdHistogram: holdHistogram(durations),
+    holdSamples: durations.length,
+    holdSummary: holdTimes.data ?? null,
+    keys,
+    timelineKey,
+    setTimelineKey,
+    timeline,
+    timelineFromMs: now - TIMELINE_WINDOW_MS,
+    timelineToMs: now,
+  };
+}
