@@ -57,7 +57,10 @@ export async function acquireStep(
   if (!row) return { kind: "lost" };
   const mine = row.lock_id === lockId;
   const reentered = !mine && row.client_id === holder.clientId && row.owner_id === holder.ownerId;
-  if ((!mine && !reentered) || Number(row.live) !== 1) return { kind: "lost" };
+  // A grant whose short lease already ended before this report is still reported, with
+  // ttlMs 0, so the caller sees it as lost at once; a row that no longer carries our grant
+  // cannot tell our fence, so that outcome is unknown.
+  if (!mine && (!reentered || Number(row.live) !== 1)) return { kind: "lost" };
   const lease = leaseFromRow(row);
   ctx.emit({
     type: "grant",

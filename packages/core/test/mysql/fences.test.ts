@@ -52,10 +52,14 @@ describe("MySQL tier fences (S2)", () => {
     for (let i = 0; i < 60; i += 1) {
       const store = i % 3 === 0 ? second : target.store;
       const g = grant(
-        await store.acquire({ ...key, holder: holder(`o${i}`), leaseMs: i % 4 === 0 ? 30 : 5_000 }),
+        await store.acquire({
+          ...key,
+          holder: holder(`o${i}`),
+          leaseMs: i % 4 === 0 ? 150 : 5_000,
+        }),
       );
       fences.push(g.fence!);
-      if (i % 4 === 0) await sleep(40);
+      if (i % 4 === 0) await sleep(200);
       else await store.release({ ...key, lockId: g.lockId });
       if (i % 10 === 5) {
         // Age the ended lease past the retention, then let the sweeper delete the row.
