@@ -41,7 +41,7 @@ export class Metrics {
 
   constructor(sources: MetricSources) {
     const registers = [this.registry];
-    collectDefaultMetrics({ register: this.registry, prefix: "warden_process_" });
+    collectDefaultMetrics({ register: this.registry, prefix: "warden_" });
     this.acquireTotal = new Counter({
       name: "warden_acquire_total",
       help: "lock.acquire calls by resource, tier and outcome (granted, refused, timeout, unavailable, cancelled, error)",
