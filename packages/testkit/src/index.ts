@@ -1,0 +1,36 @@
+/**
+ * @warden/testkit: real Redis (standalone, sentinel, cluster) and MariaDB servers on
+ * private loopback ports for tests, benchmarks and chaos runs, with the faults to
+ * inject into them and a cleanup that survives crashed test workers.
+ */
+export { TESTKIT_DEFAULTS } from "./defaults.js";
+export type {
+  FailoverHow,
+  FailoverOptions,
+  HostPort,
+  ManagedProcess,
+  MariaDbServer,
+  ProcessState,
+  RedisClusterGroup,
+  RedisNode,
+  RedisRestartOptions,
+  SentinelGroup,
+  StandaloneRedis,
+} from "./types.js";
+export { startRedis, type StartRedisOptions } from "./redis/start-redis.js";
+export {
+  startSentinelGroup,
+  type StartSentinelGroupOptions,
+} from "./sentinel/start-sentinel-group.js";
+export { startCluster, type StartClusterOptions } from "./cluster/start-cluster.js";
+export { startMariaDb } from "./mariadb/start-mariadb.js";
+export {
+  createTestDatabase,
+  type CreateTestDatabaseOptions,
+  type TestDatabase,
+} from "./mariadb/create-test-database.js";
+export { mysqlUrlFromEnv, redisUrlFromEnv } from "./env-urls.js";
+export { freePort } from "./net/free-port.js";
+export { listStartedPids, stopAllStarted } from "./process/stop-all-started.js";
+export { reapOrphans } from "./process/reap-orphans.js";
+export { StartupError } from "./process/startup-error.js";
