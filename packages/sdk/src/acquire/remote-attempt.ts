@@ -1,0 +1,110 @@
+import { randomBytes } from "node:crypto";
+import type { Holder, Tier } from "@warden/core";
+import type { ClientContext } from "../client/client-context.js";
+import { fullJitterDelayMs } from "../time/full-jitter.js";
+import { monotonicNow } from "../time/monotonic.js";
+import { sleep } from "../time/timers.js";
+import { classifyFailure, type CallFailure } from "../transport/map-error.js";
+
+/** A grant as `lock.acquire` returns it. */
+export interface GrantReply {
+  readonly lockId: string;
+  readonly fence: string | null;
+  readonly tier: Tier;
+  /** Store clock, ms since the Unix epoch. */
+  readonly expiresAt: number;
+  readonly ttlMs: number;
+  readonly reentry: number;
+  readonly maxRenewals: number | null;
+}
+
+/** How one server acquire ended. */
+export type RemoteAttempt =
+  | { readonly kind: "granted"; readonly grant: GrantReply; readonly sentAt: number }
+  | { readonly kind: "refused"; readonly holder: Holder; readonly ttlMs: number }
+  | { readonly kind: "failed"; readonly failure: CallFailure }
+  /** The caller's signal aborted before anything was sent, or the wait was withdrawn. */
+  | { readonly kind: "aborted" };
+
+/** One acquire as sent to the server. */
+export interface RemoteAttemptRequest {
+  readonly resource: string;
+  readonly businessKey: string;
+  readonly ownerId: string;
+  readonly leaseMs: number | undefined;
+  readonly waitMs: number;
+  readonly signal: AbortSignal | undefined;
+}
+
+// cancelWait can reach the server before the acquire it withdraws; try a few times.
+const CANCEL_ATTEMPTS = 20;
+
+/**
+ * Sends one `lock.acquire`; with `waitMs > 0` the server queues it and wakes it on
+ * release. When the caller's signal aborts, the wait is withdrawn with `lock.cancelWait`
+ * and the answer still awaited: a grant that crossed the cancel is returned, so the
+ * caller can release it, never dropped.
+ */
+export async function remoteAttempt(
+  ctx: ClientContext,
+  request: RemoteAttemptRequest,
+): Promise<RemoteAttempt> {
+  const { signal } = request;
+  if (signal?.aborted) return { kind: "aborted" };
+  const waitId = request.waitMs > 0 ? randomBytes(16).toString("base64url") : undefined;
+  const input = {
+    resource: request.resource,
+    businessKey: request.businessKey,
+    ownerId: request.ownerId,
+    waitMs: request.waitMs,
+    ...(request.leaseMs === undefined ? {} : { leaseMs: request.leaseMs }),
+    ...(waitId === undefined ? {} : { waitId }),
+  };
+  let sentAt: number | null = null;
+  let settled = false;
+  const onAbort = () => {
+    if (waitId !== undefined && sentAt !== null) void cancelWait(ctx, waitId, () => settled);
+  };
+  signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    const reply = await ctx.connection.call(
+      (api, callSignal) => {
+        sentAt = monotonicNow();
+        return api.lock.acquire.mutate(input, { signal: callSignal });
+      },
+      request.waitMs + ctx.options.requestTimeoutMs,
+      signal,
+    );
+    ctx.serverTier = reply.currentTier;
+    if (!reply.granted) return { kind: "refused", holder: reply.holder, ttlMs: reply.ttlMs };
+    return { kind: "granted", grant: reply, sentAt: sentAt ?? monotonicNow() };
+  } catch (error) {
+    if (sentAt === null && signal?.aborted) return { kind: "aborted" };
+    const failure = classifyFailure(error, {
+      operation: "acquire",
+      resource: request.resource,
+      waitMs: request.waitMs,
+    });
+    if (failure.kind === "wait-cancelled" && signal?.aborted) return { kind: "aborted" };
+    return { kind: "failed", failure };
+  } finally {
+    settled = true;
+    signal?.removeEventListener("abort", onAbort);
+  }
+}
+
+async function cancelWait(ctx: ClientContext, waitId: string, settled: () => boolean) {
+  for (let attempt = 0; attempt < CANCEL_ATTEMPTS && !settled(); attempt++) {
+    try {
+      const { cancelled } = await ctx.connection.call(
+        (api, signal) => api.lock.cancelWait.mutate({ waitId }, { signal }),
+        ctx.options.requestTimeoutMs,
+      );
+      if (cancelled) return;
+    } catch {
+      // No connection: the server ends the waits of a closed connection by itself.
+      return;
+    }
+    await sleep(fullJitterDelayMs(attempt, 50, 1_000));
+  }
+}
