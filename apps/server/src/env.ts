@@ -113,3 +113,22 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
   );
   throw new Error(`invalid configuration:\n${problems.join("\n")}`);
 }
+
+const cliEnvSchema = z.object({
+  /** MySQL/MariaDB URL of Warden's database. */
+  DATABASE_URL: z.string().regex(/^mysql:\/\//, "must be a mysql:// URL"),
+  /** Password for `operator create`; generated and printed when unset. */
+  WARDEN_OPERATOR_PASSWORD: z.string().min(12).max(256).optional(),
+});
+
+/** The CLI's configuration: only the database. */
+export type CliEnv = z.infer<typeof cliEnvSchema>;
+
+/** Parses the CLI's variables; throws one message that lists every problem. */
+export function loadCliEnv(source: Record<string, string | undefined> = process.env): CliEnv {
+  const parsed = cliEnvSchema.safeParse(source);
+  if (parsed.success) return parsed.data;
+  throw new Error(
+    `invalid configuration:\n${parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`).join("\n")}`,
+  );
+}

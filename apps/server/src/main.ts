@@ -1,8 +1,8 @@
-import { loadEnv } from "./env.js";
+import { loadEnv, type Env } from "./env.js";
 import { startServer } from "./start-server.js";
 
 // The server process: `pnpm --filter @warden/server start` (built) or `dev` (tsx).
-let env;
+let env: Env;
 try {
   env = loadEnv();
 } catch (error) {

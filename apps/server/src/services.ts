@@ -1,4 +1,5 @@
 import type { PrismaClient } from "@warden/db";
+import { createPool } from "mysql2/promise";
 import type { Logger } from "pino";
 import { ApiKeyAuth } from "./auth/api-key-auth.js";
 import { SessionAuth } from "./auth/session-auth.js";
@@ -26,6 +27,8 @@ import { StatsCollector } from "./stats/stats-collector.js";
 export interface ServicesOptions {
   readonly config: ServerConfig;
   readonly prisma: PrismaClient;
+  /** Warden's database, for the audit writer's raw inserts. */
+  readonly mysqlUrl: string;
   readonly locks: TieredLocks;
   /** The hub whose sink `locks` was opened with. */
   readonly hub: EventHub;
@@ -74,8 +77,15 @@ export async function createServices(options: ServicesOptions): Promise<Services
     spool: () => ({ ...spool.size, full: audit.spoolFull }),
     auditBuffered: () => audit.buffered,
   });
+  // UTC like Prisma, so DATETIME columns mean the same to both writers.
+  const auditPool = createPool({
+    uri: options.mysqlUrl,
+    connectionLimit: 2,
+    timezone: "Z",
+    connectTimeout: 2_000,
+  });
   const audit: AuditWriter = new AuditWriter({
-    prisma,
+    pool: auditPool,
     spool,
     metrics,
     logger,
@@ -160,6 +170,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
           .catch((error: unknown) => logger.warn({ err: error }, "closing locks failed"));
         // After the stores: their last events (releases during the drain) are flushed too.
         await audit.close();
+        await auditPool.end().catch(() => undefined);
         await notifier.close();
         await prisma.$disconnect();
       })()),

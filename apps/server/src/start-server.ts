@@ -34,6 +34,7 @@ export async function startServer(env: Env): Promise<RunningServer> {
   const handle = await createServices({
     config: serverConfigOf(env),
     prisma: createPrismaClient(env.DATABASE_URL),
+    mysqlUrl: env.DATABASE_URL,
     locks,
     hub,
     logger,

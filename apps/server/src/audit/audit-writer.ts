@@ -1,12 +1,14 @@
-import type { PrismaClient } from "@warden/db";
+import type { Pool } from "mysql2/promise";
 import type { Logger } from "pino";
 import type { Metrics } from "../metrics/metrics.js";
+import { insertAuditBatch } from "./audit-insert.js";
 import type { AuditRecord } from "./audit-record.js";
 import type { AuditSpool } from "./audit-spool.js";
 
 /** Options of {@link AuditWriter}. */
 export interface AuditWriterOptions {
-  readonly prisma: PrismaClient;
+  /** Pool on Warden's database (UTC timezone). */
+  readonly pool: Pool;
   readonly spool: AuditSpool;
   readonly metrics: Metrics;
   readonly logger: Logger;
@@ -24,7 +26,7 @@ export interface AuditWriterOptions {
 
 /**
  * The audit writer (S6): events are buffered in memory and inserted in batches with
- * `INSERT IGNORE` (Prisma `createMany({ skipDuplicates })`) keyed by their pre-made id, so
+ * one multi-row `INSERT IGNORE` keyed by their pre-made id, so
  * writing a batch twice stores each event once (at-least-once, idempotent). When an
  * insert fails the batch goes to the bounded local spool and the writer keeps spooling
  * until a replay of the spool succeeds; then it resumes inserting.
@@ -133,10 +135,7 @@ export class AuditWriter {
       );
     });
     try {
-      const { count } = await Promise.race([
-        this.options.prisma.lockEvent.createMany({ data: batch.map(toRow), skipDuplicates: true }),
-        timeout,
-      ]);
+      const count = await Promise.race([insertAuditBatch(this.options.pool, batch), timeout]);
       this.options.metrics.auditWritten.inc(count);
     } finally {
       clearTimeout(timer);
@@ -167,23 +166,4 @@ export class AuditWriter {
     this.mysqlDown = true;
     this.lastAttemptMs = Date.now();
   }
-}
-
-function toRow(record: AuditRecord) {
-  return {
-    id: record.id,
-    type: record.type,
-    tenantId: record.tenantId,
-    resource: record.resource,
-    businessKey: record.businessKey,
-    lockId: record.lockId,
-    fence: record.fence === null ? null : BigInt(record.fence),
-    clientId: record.clientId,
-    ownerId: record.ownerId,
-    tier: record.tier,
-    leaseMs: record.leaseMs,
-    actor: record.actor,
-    reason: record.reason,
-    at: new Date(record.at),
-  };
 }

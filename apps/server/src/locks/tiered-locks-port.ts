@@ -1,8 +1,7 @@
 /**
  * The tier facade the server is written against: the part of `@warden/core`'s
  * `TieredLocks` (packages/core/src/tier/tiered-locks.ts) it uses, declared here so that
- * the server depends on a narrow interface and tests can run the routers over a
- * Redis-only adapter (./redis-only-locks.ts). Core's class satisfies it structurally.
+ * the server depends on a narrow interface. Core's class satisfies it structurally.
  */
 import type {
   AcquireInput,

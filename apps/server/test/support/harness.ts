@@ -89,6 +89,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       loginAttemptsPerMinute: 3,
     },
     prisma,
+    mysqlUrl: db.url,
     locks,
     hub,
     logger,
