@@ -32,11 +32,17 @@ const TYPE_TONE: Record<string, string> = {
 };
 
 /** Audit events, newest first; fences and lockIds link to their own searches. */
-export function EventsTable({ events }: { readonly events: readonly EventRow[] }) {
+export function EventsTable({
+  events,
+  stale = false,
+}: {
+  readonly events: readonly EventRow[];
+  readonly stale?: boolean;
+}) {
   if (events.length === 0) return <p className="empty">No events match.</p>;
   return (
     <div className="table-wrap">
-      <table data-testid="events-table">
+      <table data-testid="events-table" aria-busy={stale}>
         <thead>
           <tr>
             <th scope="col">Time</th>
@@ -88,7 +94,7 @@ export function EventsTable({ events }: { readonly events: readonly EventRow[] }
                 )}
               </td>
               <td>{event.tier ?? "—"}</td>
-              <td>
+              <td className="wrap">
                 {event.actor ? <strong data-testid="event-actor">{event.actor}</strong> : null}
                 {event.actor && event.reason ? ": " : null}
                 {event.reason}

@@ -67,7 +67,7 @@ export function ResourcesTable({ resources }: { readonly resources: readonly Res
                 )}
               </td>
               <td>{resource.fair ? "FIFO" : "no"}</td>
-              <td className="muted">{resource.description}</td>
+              <td className="muted wrap">{resource.description}</td>
             </tr>
           ))}
         </tbody>

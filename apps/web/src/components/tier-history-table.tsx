@@ -43,7 +43,7 @@ export function TierHistoryTable({ rows }: { readonly rows: readonly TierHistory
                 <TierPill tier={row.fromTier} /> → <TierPill tier={row.toTier} />
               </td>
               <td className="num">{row.epoch}</td>
-              <td>{row.reason}</td>
+              <td className="wrap">{row.reason}</td>
               <td>{row.actor}</td>
               <td className="mono">{row.instanceId}</td>
             </tr>

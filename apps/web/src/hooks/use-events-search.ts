@@ -61,6 +61,8 @@ export function useEventsSearch() {
     events: query.data?.events ?? [],
     loading: query.isPending,
     fetching: query.isFetching,
+    /** The rows are the previous search's while the new one loads. */
+    stale: query.isPlaceholderData,
     error: query.error?.message ?? null,
     page: cursors.length + 1,
     hasOlder: (query.data?.cursor ?? null) !== null,

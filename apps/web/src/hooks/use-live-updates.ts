@@ -42,6 +42,11 @@ export function useLiveUpdates(): LiveStatus {
       {},
       {
         onData: (message) => {
+          if (message.data.kind === "tier") {
+            // The stream carries the snapshot itself: show it at once, and keep showing it
+            // when calls fail (with MySQL down, session checks fail but the open stream lives).
+            queryClient.setQueryData(trpc.tier.state.queryKey(), message.data.snapshot);
+          }
           pending.current.add(message.data.kind === "tier" ? "tier" : "locks");
           timer.current ??= setTimeout(() => {
             timer.current = null;

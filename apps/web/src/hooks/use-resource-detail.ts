@@ -20,8 +20,8 @@ import { LIVE_REFRESH_MS } from "./use-tier-status";
 
 const CHART_WINDOW_SEC = 300;
 const CHART_STEP_SEC = 5;
-/** The per-key timeline covers the last 5 minutes. */
-export const TIMELINE_WINDOW_MS = 300_000;
+/** Windows the per-key timeline offers, in ms; the second is the default. */
+export const TIMELINE_WINDOWS_MS = [60_000, 300_000, 900_000] as const;
 
 /** A waiter in queue order. */
 export interface WaiterRow {
@@ -73,6 +73,8 @@ export interface ResourceDetailView {
   readonly timeline: KeyTimeline | null;
   readonly timelineFromMs: number;
   readonly timelineToMs: number;
+  readonly timelineWindowMs: number;
+  readonly setTimelineWindowMs: (ms: number) => void;
 }
 
 /**
@@ -99,6 +101,7 @@ export function useResourceDetail(name: string): ResourceDetailView {
   const recent = useQuery(trpc.event.search.queryOptions({ resource: name, limit: 1_000 }, live));
 
   const [chosenKey, setTimelineKey] = useState<string | null>(null);
+  const [timelineWindowMs, setTimelineWindowMs] = useState<number>(TIMELINE_WINDOWS_MS[1]);
   const liveKeys = useMemo(
     () => [...new Set((holders.data?.holders ?? []).map((lease) => lease.businessKey))].sort(),
     [holders.data],
@@ -139,10 +142,10 @@ export function useResourceDetail(name: string): ResourceDetailView {
     return buildKeyTimeline(
       keyEvents.data.events.map((event) => ({ ...event, atMs: event.at })),
       liveIds,
-      now - TIMELINE_WINDOW_MS,
+      now - timelineWindowMs,
       now,
     );
-  }, [timelineKey, keyEvents.data, holders.data, now]);
+  }, [timelineKey, keyEvents.data, holders.data, now, timelineWindowMs]);
 
   const data = resource.data;
   return {
@@ -165,7 +168,9 @@ export function useResourceDetail(name: string): ResourceDetailView {
     timelineKey,
     setTimelineKey,
     timeline,
-    timelineFromMs: now - TIMELINE_WINDOW_MS,
+    timelineFromMs: now - timelineWindowMs,
     timelineToMs: now,
+    timelineWindowMs,
+    setTimelineWindowMs,
   };
 }

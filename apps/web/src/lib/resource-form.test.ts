@@ -116,4 +116,11 @@ describe("errorsFromServer", () => {
       form: "resource already exists",
     });
   });
+
+  it("puts a domain error that names a field on that field", () => {
+    expect(errorsFromServer(null, "tenantId: name the owning tenant")).toEqual({
+      tenantId: "name the owning tenant",
+    });
+    expect(errorsFromServer(null, "bogus: whatever")).toEqual({ form: "bogus: whatever" });
+  });
 });

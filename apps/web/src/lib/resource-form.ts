@@ -161,6 +161,13 @@ export function errorsFromServer(
     const field = FIELDS.has(name) ? (name as ResourceFormField) : "form";
     errors[field] ??= first;
   }
-  if (Object.keys(errors).length === 0) errors.form = message;
+  if (Object.keys(errors).length === 0) {
+    // Domain errors name their field as a prefix: "tenantId: name the owning tenant".
+    const prefixed = /^([A-Za-z]+): (.+)$/.exec(message);
+    const field = prefixed?.[1];
+    if (field !== undefined && FIELDS.has(field))
+      errors[field as ResourceFormField] = prefixed?.[2] ?? message;
+    else errors.form = message;
+  }
   return errors;
 }

@@ -17,7 +17,7 @@ function EventsSearch() {
           onClear={search.clear}
         />
       </section>
-      <section className="card" aria-labelledby="events-title" aria-busy={search.fetching}>
+      <section className="card" aria-labelledby="events-title" aria-busy={search.stale}>
         <div className="page-head" style={{ marginBottom: 8 }}>
           <h2 id="events-title">
             {search.filtered ? "Matching events" : "Latest events"}{" "}
@@ -50,7 +50,7 @@ function EventsSearch() {
         {search.loading ? (
           <p className="empty">Loading…</p>
         ) : (
-          <EventsTable events={search.events} />
+          <EventsTable events={search.events} stale={search.stale} />
         )}
       </section>
     </>

@@ -13,7 +13,7 @@ import { KeyTimelineView } from "../../../../components/key-timeline-view";
 import { PolicyFacts } from "../../../../components/policy-facts";
 import { WaitersTable } from "../../../../components/waiters-table";
 import { useForceRelease, type ForceReleaseTarget } from "../../../../hooks/use-force-release";
-import { useResourceDetail } from "../../../../hooks/use-resource-detail";
+import { TIMELINE_WINDOWS_MS, useResourceDetail } from "../../../../hooks/use-resource-detail";
 import { useRetireResource } from "../../../../hooks/use-retire-resource";
 import { useSession } from "../../../../hooks/use-session";
 import { formatDuration } from "../../../../lib/format-time";
@@ -150,21 +150,37 @@ export default function ResourceDetailPage() {
       </div>
       <section className="card" aria-labelledby="timeline-title">
         <div className="page-head" style={{ marginBottom: 8 }}>
-          <h2 id="timeline-title">Who held the key when (last 5 minutes)</h2>
-          <div className="field" style={{ minWidth: 260 }}>
-            <label htmlFor="timeline-key">Key</label>
-            <select
-              id="timeline-key"
-              value={detail.timelineKey ?? ""}
-              onChange={(event) => detail.setTimelineKey(event.target.value)}
-            >
-              {detail.keys.length === 0 ? <option value="">no keys seen</option> : null}
-              {detail.keys.map((key) => (
-                <option key={key} value={key}>
-                  {key}
-                </option>
-              ))}
-            </select>
+          <h2 id="timeline-title">Who held the key when</h2>
+          <div className="actions">
+            <div className="field">
+              <label htmlFor="timeline-window">Window</label>
+              <select
+                id="timeline-window"
+                value={detail.timelineWindowMs}
+                onChange={(event) => detail.setTimelineWindowMs(Number(event.target.value))}
+              >
+                {TIMELINE_WINDOWS_MS.map((ms) => (
+                  <option key={ms} value={ms}>
+                    last {formatDuration(ms)}
+                  </option>
+                ))}
+              </select>
+            </div>
+            <div className="field" style={{ minWidth: 260 }}>
+              <label htmlFor="timeline-key">Key</label>
+              <select
+                id="timeline-key"
+                value={detail.timelineKey ?? ""}
+                onChange={(event) => detail.setTimelineKey(event.target.value)}
+              >
+                {detail.keys.length === 0 ? <option value="">no keys seen</option> : null}
+                {detail.keys.map((key) => (
+                  <option key={key} value={key}>
+                    {key}
+                  </option>
+                ))}
+              </select>
+            </div>
           </div>
         </div>
         <KeyTimelineView
