@@ -139,6 +139,19 @@ describe("lock router", () => {
     await c.lock.release({ ...key, lockId: grant.lockId, tier: grant.tier });
   });
 
+  it("stops renewals at the resource's maxRenewals", async () => {
+    const limited = await registerResource(tenant, { maxRenewals: 1 });
+    const key = { resource: limited, businessKey: `renew-${uid()}` };
+    const grant = await tenant.caller().lock.acquire({ ...key, ownerId: "o" });
+    if (!grant.granted) throw new Error("expected a grant");
+    await tenant.caller().lock.extend({ ...key, lockId: grant.lockId, tier: grant.tier });
+    const error = await expectCode(
+      tenant.caller().lock.extend({ ...key, lockId: grant.lockId, tier: grant.tier }),
+      "PRECONDITION_FAILED",
+    );
+    expect(error.cause).toMatchObject({ code: "LEASE_LOST" });
+  });
+
   it("waits server-side and wakes on release, not on a poll", async () => {
     const key = { resource, businessKey: `wait-${uid()}` };
     const holder = tenant.caller();

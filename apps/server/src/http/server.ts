@@ -185,8 +185,12 @@ export async function startHttpServer(
         wsHandler.broadcastReconnectNotification();
         for (const client of wss.clients) client.close(1001, "server shutting down");
         wss.close();
-        server.closeAllConnections();
+        // Answers just produced still need their bytes written; SSE streams never end on
+        // their own, so whatever is still open after a moment is cut.
+        server.closeIdleConnections();
+        const cut = setTimeout(() => server.closeAllConnections(), 1_000);
         await stopped;
+        clearTimeout(cut);
       })()),
   };
 }

@@ -1,4 +1,4 @@
-import { InvalidArgumentError, NotHolderError } from "@warden/core";
+import { InvalidArgumentError, LeaseLostError, NotHolderError } from "@warden/core";
 import { auditRecord } from "../audit/audit-record.js";
 import type { Context } from "../context.js";
 import {
@@ -110,6 +110,15 @@ export const lockRouter = router({
       throw new InvalidArgumentError(
         "leaseMs",
         `must be at most ${resource.maxLeaseMs} ms for ${resource.name}`,
+      );
+    }
+    // Counted by the instance that saw the grant (the SDK also stops at maxRenewals).
+    const renewals = services.tracker.get(input.lockId)?.renewals ?? 0;
+    if (resource.maxRenewals !== null && renewals >= resource.maxRenewals) {
+      services.metrics.renewFailures.inc({ resource: input.resource });
+      throw new LeaseLostError(
+        input.lockId,
+        `renewal limit of ${resource.maxRenewals} reached; the lease runs out`,
       );
     }
     try {

@@ -40,6 +40,8 @@ export interface Harness {
   tenant(id?: string, requestsPerSecond?: number): Promise<TenantHandle>;
   /** Creates an operator and logs it in; `caller` carries its session as a cookie would. */
   operator(role: OperatorRole, meta?: Partial<RequestMeta>): Promise<OperatorHandle>;
+  /** Closes the services only (graceful shutdown); `close()` still stops the servers. */
+  closeServices(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -159,6 +161,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
           ),
       };
     },
+    closeServices: () => handle.close(),
     async close() {
       await handle.close();
       await redis.stop();
@@ -175,6 +178,7 @@ export async function registerResource(
   policy: Partial<{
     defaultLeaseMs: number;
     maxLeaseMs: number;
+    maxRenewals: number;
     fair: boolean;
     expectedHoldMs: number;
     localFallback: "deny" | "allow";
@@ -185,7 +189,7 @@ export async function registerResource(
     name,
     defaultLeaseMs: policy.defaultLeaseMs ?? 5_000,
     maxLeaseMs: policy.maxLeaseMs ?? 30_000,
-    maxRenewals: null,
+    maxRenewals: policy.maxRenewals ?? null,
     expectedHoldMs: policy.expectedHoldMs ?? null,
     degrade: true,
     localFallback: policy.localFallback ?? "deny",
