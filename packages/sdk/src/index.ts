@@ -7,6 +7,7 @@ import "./polyfill/async-dispose.js";
 
 export { createWarden, Warden } from "./client/warden.js";
 export type { LockInfo, WaiterInfo } from "./client/views.js";
+export type { KnownPolicy } from "./policy/policy-cache.js";
 export type { ConnectionState } from "./transport/connection.js";
 export { Lock } from "./lock/lock.js";
 export { WARDEN_DEFAULTS, type WardenOptions } from "./options/warden-options.js";

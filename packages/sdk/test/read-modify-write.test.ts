@@ -46,7 +46,8 @@ interface Increment {
  */
 async function pausedOldHolder(increment: Increment) {
   const resource = await stack.resource("rmw", { defaultLeaseMs: 800, maxRenewals: 0 });
-  const [clientA, clientB]: Warden[] = [stack.client(), stack.client()];
+  const clientA: Warden = stack.client();
+  const clientB: Warden = stack.client();
   const lockA = await clientA.acquire(resource, "counter", { leaseMs: 800 });
   const readA = await increment.read(lockA);
   // A is paused here: its lease lapses (the SDK says so: its signal aborts), B gets the key.

@@ -1,4 +1,11 @@
-import { LeaseLostError, LocalLockStore, LockUnavailableError, type Tier } from "@warden/core";
+import {
+  LeaseLostError,
+  LocalLockStore,
+  LockUnavailableError,
+  UnknownResourceError,
+  validateResource,
+  type Tier,
+} from "@warden/core";
 import { acquireLock } from "../acquire/acquire-lock.js";
 import { CleanupQueue } from "../cleanup/cleanup-queue.js";
 import type { StaleFenceReport } from "../guards/fenced-holder.js";
@@ -14,7 +21,7 @@ import { resolveAcquire } from "../options/resolve-acquire-options.js";
 import { resolveWardenOptions } from "../options/resolve-warden-options.js";
 import type { WardenOptions } from "../options/warden-options.js";
 import { newOwnerId, runAsOwner } from "../owner/owner-scope.js";
-import { PolicyCache } from "../policy/policy-cache.js";
+import { PolicyCache, type KnownPolicy } from "../policy/policy-cache.js";
 import { RemoteBackend } from "../remote/remote-backend.js";
 import "../polyfill/async-dispose.js";
 import type { ApiClient } from "../transport/api-client.js";
@@ -193,6 +200,29 @@ export class Warden {
       resource,
     );
     return lease;
+  }
+
+  /**
+   * The policy of `resource` as far as this client acts on it (local fallback, default
+   * lease, renewal limit, fairness): fetched from the server when it answers, else the last
+   * one known; undefined when the client never learnt it (then an unreachable server means
+   * fail-closed for it).
+   *
+   * @throws UnknownResourceError - the server does not know the resource.
+   */
+  async policy(resource: string): Promise<KnownPolicy | undefined> {
+    validateResource(resource);
+    try {
+      return await this.ctx.policies.load(resource);
+    } catch (error) {
+      const context = { operation: "policy", resource };
+      const failure = classifyFailure(error, context);
+      if (failure.kind === "answer") {
+        if (failure.error instanceof UnknownResourceError) this.ctx.policies.forget(resource);
+        throw failure.error;
+      }
+      return this.ctx.policies.get(resource);
+    }
   }
 
   /** Waiters queued for a resource (one key with `businessKey`) on the server, in queue order. */

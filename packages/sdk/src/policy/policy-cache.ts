@@ -23,7 +23,7 @@ const REFRESH_AFTER_MS = 60_000;
  */
 export class PolicyCache {
   private readonly policies = new Map<string, { policy: KnownPolicy; fetchedAt: number }>();
-  private readonly fetching = new Map<string, Promise<void>>();
+  private readonly fetching = new Map<string, Promise<KnownPolicy | undefined>>();
 
   constructor(
     private readonly connection: Connection,
@@ -50,6 +50,17 @@ export class PolicyCache {
 
   /** Fetches the policy now; failures go to `onError` (the cache keeps what it had). */
   fetch(resource: string): Promise<void> {
+    return this.load(resource).then(
+      () => undefined,
+      (error: unknown) => this.onError(error, `fetching the policy of ${resource}`),
+    );
+  }
+
+  /**
+   * Fetches the policy now (one request per resource at a time) and returns it; undefined
+   * for a retired resource.
+   */
+  load(resource: string): Promise<KnownPolicy | undefined> {
     const running = this.fetching.get(resource);
     if (running) return running;
     const done = this.connection
@@ -57,24 +68,20 @@ export class PolicyCache {
         (api, signal) => api.resource.get.query({ name: resource }, { signal }),
         this.requestTimeoutMs,
       )
-      .then(
-        (view) => {
-          if (view.retiredAt !== null) {
-            this.forget(resource);
-            return;
-          }
-          this.policies.set(resource, {
-            policy: {
-              localFallback: view.localFallback,
-              defaultLeaseMs: view.defaultLeaseMs,
-              maxRenewals: view.maxRenewals,
-              fair: view.fair,
-            },
-            fetchedAt: monotonicNow(),
-          });
-        },
-        (error: unknown) => this.onError(error, `fetching the policy of ${resource}`),
-      )
+      .then((view) => {
+        if (view.retiredAt !== null) {
+          this.forget(resource);
+          return undefined;
+        }
+        const policy: KnownPolicy = {
+          localFallback: view.localFallback,
+          defaultLeaseMs: view.defaultLeaseMs,
+          maxRenewals: view.maxRenewals,
+          fair: view.fair,
+        };
+        this.policies.set(resource, { policy, fetchedAt: monotonicNow() });
+        return policy;
+      })
       .finally(() => this.fetching.delete(resource));
     this.fetching.set(resource, done);
     return done;

@@ -96,7 +96,7 @@ export class Connection {
     for (const controller of this.inflight) controller.abort(new ClientClosedError());
     const generation = this.generation;
     this.generation = null;
-    if (generation) await generation.ws.close().catch(() => undefined);
+    if (generation) await closeGeneration(generation);
   }
 
   private async ready(signal?: AbortSignal): Promise<Generation> {
@@ -185,7 +185,7 @@ export class Connection {
     generation.open = false;
     this.generation = null;
     // Closing the tRPC client first stops its own reconnect: it must never send again.
-    void generation.ws.close().catch(() => undefined);
+    void closeGeneration(generation);
     if (this.current === "closed") return;
     this.downSince ??= monotonicNow();
     this.setState("down");
@@ -202,6 +202,26 @@ export class Connection {
     this.current = state;
     for (const listener of [...this.changeListeners]) listener(state);
   }
+}
+
+// A graceful close waits for the server's close frame; a frozen server never sends it, and
+// the ws library would keep the socket (and the process) alive for 30 s.
+const CLOSE_GRACE_MS = 250;
+
+async function closeGeneration(generation: Generation): Promise<void> {
+  const socket = generation.ws.connection?.ws as unknown as WebSocketImpl | undefined;
+  await generation.ws.close().catch(() => undefined);
+  if (!socket || socket.readyState === WebSocketImpl.CLOSED) return;
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(() => {
+      socket.terminate();
+      resolve();
+    }, CLOSE_GRACE_MS);
+    socket.once("close", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }
 
 function usable(generation: Generation): boolean {

@@ -1,0 +1,88 @@
+import { afterAll, beforeAll, expect, test } from "vitest";
+import { fencedUpdate, LockUnavailableError } from "../src/index.js";
+import { createLedger, type Ledger } from "./support/ledger.js";
+import { startStack, type Stack } from "./support/stack.js";
+import { until } from "./support/until.js";
+
+let stack: Stack;
+let ledger: Ledger;
+
+beforeAll(async () => {
+  stack = await startStack();
+  ledger = await createLedger(stack.db.url);
+});
+
+afterAll(async () => {
+  await ledger?.pool.end();
+  await stack?.close();
+});
+
+test("server unreachable: deny → LockUnavailableError, allow → local lock; the server later shows the local-mode period", async () => {
+  const deny = await stack.resource("lf-deny", { localFallback: "deny" });
+  const allow = await stack.resource("lf-allow", { localFallback: "allow", defaultLeaseMs: 2_000 });
+  const never = await stack.resource("lf-never-seen", { localFallback: "allow" });
+  await ledger.insert(1, 0);
+  const warden = stack.client({
+    heartbeatIntervalMs: 200,
+    connectTimeoutMs: 500,
+    reconnectMaxDelayMs: 300,
+  });
+  // The client learns the policies while the server answers.
+  expect((await warden.policy(deny))?.localFallback).toBe("deny");
+  expect((await warden.policy(allow))?.localFallback).toBe("allow");
+
+  await stack.stopServer();
+  await until(() => warden.state !== "open", 5_000);
+
+  await expect(warden.acquire(deny, "k", { waitMs: 0 })).rejects.toBeInstanceOf(LockUnavailableError);
+  // A resource whose policy this client never learnt fails closed too.
+  await expect(warden.acquire(never, "k", { waitMs: 0 })).rejects.toBeInstanceOf(LockUnavailableError);
+
+  const local = await warden.acquire(allow, "k", { waitMs: 0 });
+  expect(local.tier).toBe("local");
+  expect(local.fence).toBeNull();
+  // In-process exclusion still holds between the tasks of this process.
+  expect(await warden.tryAcquire(allow, "k")).toBeNull();
+  // Fence guards refuse a lock without a fence (S5).
+  await expect(
+    fencedUpdate(ledger.pool, local, { table: ledger.table, set: { value: 1 }, where: { id: 1 } }),
+  ).rejects.toBeInstanceOf(LockUnavailableError);
+
+  // The server comes back while the local lock is still held: the heartbeat says so...
+  await stack.startServer();
+  await until(() => warden.state === "open", 10_000);
+  await until(
+    async () => {
+      const clients = await stack.admin.client.list.query({});
+      const me = clients.find((client) => client.clientId === warden.clientId);
+      return me?.tier === "local" && me.localSince !== null;
+    },
+    10_000,
+    100,
+    "client listed on local locks",
+  );
+  // ...and a new holder from this process still waits for the in-process one.
+  expect(await warden.tryAcquire(allow, "k")).toBeNull();
+
+  await local.release();
+  const server = await warden.acquire(allow, "k", { waitMs: 0 });
+  expect(server.tier).toBe("redis");
+  await server.release();
+
+  // The ended period reaches the audit trail as a local-mode event of this client.
+  const event = await until(
+    async () => {
+      const page = await stack.admin.event.search.query({
+        type: "local-mode",
+        clientId: warden.clientId,
+      });
+      return page.events[0];
+    },
+    10_000,
+    100,
+    "local-mode audit event",
+  );
+  expect(event.tier).toBe("local");
+  const clients = await stack.admin.client.list.query({});
+  expect(clients.find((client) => client.clientId === warden.clientId)?.localSince).toBeNull();
+});
