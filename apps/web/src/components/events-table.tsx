@@ -60,11 +60,13 @@ export function EventsTable({
         <tbody>
           {events.map((event) => (
             <tr key={event.id} data-type={event.type}>
-              <td className="num">{formatDateTime(event.at)}</td>
+              <td className="num" title={formatDateTime(event.at)}>
+                {formatDateTime(event.at).slice(5)}
+              </td>
               <td>
                 <span className={`pill ${TYPE_TONE[event.type] ?? "tone-gray"}`}>{event.type}</span>
               </td>
-              <td className="mono">
+              <td className="mono wrap-narrow">
                 {event.resource === "*" ? (
                   "*"
                 ) : (

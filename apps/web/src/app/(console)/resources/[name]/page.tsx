@@ -161,7 +161,7 @@ export default function ResourceDetailPage() {
               >
                 {TIMELINE_WINDOWS_MS.map((ms) => (
                   <option key={ms} value={ms}>
-                    last {formatDuration(ms)}
+                    last {ms / 60_000} min
                   </option>
                 ))}
               </select>
