@@ -60,7 +60,9 @@ describe("exclusion and fences", () => {
     const [a, b] = [stack.client(), stack.client()];
     const lock = await a.acquire(resource, "k");
     const started = performance.now();
-    await expect(b.acquire(resource, "k", { waitMs: 300 })).rejects.toBeInstanceOf(LockTimeoutError);
+    await expect(b.acquire(resource, "k", { waitMs: 300 })).rejects.toBeInstanceOf(
+      LockTimeoutError,
+    );
     expect(performance.now() - started).toBeGreaterThanOrEqual(290);
     await lock.release();
   });

@@ -34,9 +34,13 @@ test("server unreachable: deny → LockUnavailableError, allow → local lock; t
   await stack.stopServer();
   await until(() => warden.state !== "open", 5_000);
 
-  await expect(warden.acquire(deny, "k", { waitMs: 0 })).rejects.toBeInstanceOf(LockUnavailableError);
+  await expect(warden.acquire(deny, "k", { waitMs: 0 })).rejects.toBeInstanceOf(
+    LockUnavailableError,
+  );
   // A resource whose policy this client never learnt fails closed too.
-  await expect(warden.acquire(never, "k", { waitMs: 0 })).rejects.toBeInstanceOf(LockUnavailableError);
+  await expect(warden.acquire(never, "k", { waitMs: 0 })).rejects.toBeInstanceOf(
+    LockUnavailableError,
+  );
 
   const local = await warden.acquire(allow, "k", { waitMs: 0 });
   expect(local.tier).toBe("local");

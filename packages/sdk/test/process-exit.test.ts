@@ -30,7 +30,12 @@ test("after close() nothing keeps the process alive: held lock, renewals, heartb
 
 test("after close() nothing keeps the process alive: unreachable server, reconnect loop running", async () => {
   const port = await freePort();
-  const child = runFixture("close-and-exit", ["unreachable", `http://127.0.0.1:${port}`, "wdn_x", "r"]);
+  const child = runFixture("close-and-exit", [
+    "unreachable",
+    `http://127.0.0.1:${port}`,
+    "wdn_x",
+    "r",
+  ]);
   expect(await child.line(/^acquire: /)).toBe("acquire: unavailable");
   await child.line(/^closed$/);
   const closedAt = performance.now();

@@ -66,10 +66,7 @@ async function pausedOldHolder(increment: Increment) {
   return { a: writeA.outcome, b: writeB.outcome, final: await increment.final() };
 }
 
-function mysqlCounter(
-  id: number,
-  guard: "fence-only" | "claim" | "version",
-): Increment {
+function mysqlCounter(id: number, guard: "fence-only" | "claim" | "version"): Increment {
   const where = { id };
   const table = ledger.table;
   return {

@@ -25,14 +25,14 @@ export function runFixture(name: string, args: string[]): Child {
   const waiters = new Set<() => void>();
   let buffer = "";
   let stderr = "";
-  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
     buffer += chunk;
     const parts = buffer.split("\n");
     buffer = parts.pop() ?? "";
     lines.push(...parts);
     for (const wake of [...waiters]) wake();
   });
-  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
     stderr += chunk;
   });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>(
@@ -60,7 +60,11 @@ export function runFixture(name: string, args: string[]): Child {
         };
         const timer = setTimeout(() => {
           done();
-          reject(new Error(`${name} did not print ${pattern} within ${timeoutMs} ms; stderr:\n${stderr}`));
+          reject(
+            new Error(
+              `${name} did not print ${pattern} within ${timeoutMs} ms; stderr:\n${stderr}`,
+            ),
+          );
         }, timeoutMs);
         const done = () => {
           clearTimeout(timer);

@@ -67,9 +67,7 @@ const DEFAULT_POLICY = {
 } as const;
 
 /** Starts Redis, a fresh migrated database and a server, and makes a tenant with a key. */
-export async function startStack(
-  extraEnv: Record<string, string> = {},
-): Promise<Stack> {
+export async function startStack(extraEnv: Record<string, string> = {}): Promise<Stack> {
   const redis = await startRedis();
   const db = await createTestDatabase();
   await migrate(db.url);

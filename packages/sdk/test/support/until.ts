@@ -8,7 +8,7 @@ export async function until<T>(
   const started = performance.now();
   for (;;) {
     const value = await check();
-    if (value) return value as NonNullable<T>;
+    if (value) return value;
     if (performance.now() - started > timeoutMs) {
       throw new Error(`${what} not met within ${timeoutMs} ms`);
     }
