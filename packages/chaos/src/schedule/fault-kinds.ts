@@ -1,0 +1,84 @@
+/**
+ * Every fault the nemesis can inject, with what the schedule needs to know about it. The
+ * numbers in comments are the items of issue 9's list.
+ */
+export const FAULT_KINDS = [
+  "pause-holder", // 1: SIGSTOP a holder after its read, past its lease
+  "failover-kill-master", // 2: sentinel failover by kill -9 of the master
+  "redis-down", // 3: every Redis process down → tier mysql, back → redis
+  "warden-db-down", // 4: Warden's MariaDB down while Redis is up
+  "db-and-redis-down", // 4: both down: local for `allow`, fail-closed for `deny`
+  "clock-jump-server", // 5: one server's wall clock stepped ±30 s and +300 s
+  "redis-key-expiry", // 5: a Redis clock jump, simulated by PEXPIRE of a held lease to 1 ms
+  "net-redis-delay", // 6: servers ↔ Redis slow, with jitter and retransmit-like spikes
+  "net-redis-blackhole",
+  "net-redis-reset",
+  "net-redis-refuse",
+  "net-db-delay", // 6: servers ↔ Warden's database
+  "net-db-blackhole",
+  "net-db-reset",
+  "net-db-refuse",
+  "kill-server", // 7: kill -9 a server mid-traffic, restart it
+  "kill-worker-holding", // 7: kill -9 a worker that holds a lock
+  "self-pause-after-read", // 7: a worker stops itself right after its read (the sharpest case)
+] as const;
+
+/** One fault's name. */
+export type FaultKind = (typeof FAULT_KINDS)[number];
+
+/** Whether `name` is a fault this nemesis knows. */
+export function isFaultKind(name: string): name is FaultKind {
+  return (FAULT_KINDS as readonly string[]).includes(name);
+}
+
+/**
+ * Faults whose meaning depends on Redis being the tier when they start (a Redis fault on
+ * an already degraded fleet proves little); before these the nemesis waits for tier
+ * `redis` on both servers. The others hold on any tier.
+ */
+const NEEDS_REDIS_TIER: ReadonlySet<FaultKind> = new Set([
+  "failover-kill-master",
+  "redis-down",
+  "warden-db-down",
+  "db-and-redis-down",
+  "redis-key-expiry",
+  "net-redis-delay",
+  "net-redis-blackhole",
+  "net-redis-reset",
+  "net-redis-refuse",
+  "net-db-delay",
+  "net-db-blackhole",
+  "net-db-reset",
+  "net-db-refuse",
+]);
+
+/** Whether the nemesis must wait for tier `redis` before injecting `kind`. */
+export function needsRedisTier(kind: FaultKind): boolean {
+  return NEEDS_REDIS_TIER.has(kind);
+}
+
+/**
+ * The quick run's faults: every numbered item of the issue once, with three of the eight
+ * network impairments (one that slows Redis, one that cuts it, one that cuts the
+ * database), so that it fits in three minutes on two cores.
+ */
+export const QUICK_FAULTS: readonly FaultKind[] = FAULT_KINDS.filter(
+  (kind) =>
+    !kind.startsWith("net-") ||
+    kind === "net-redis-delay" ||
+    kind === "net-redis-reset" ||
+    kind === "net-db-blackhole",
+);
+
+/**
+ * The full run's faults: everything, and the faults whose interleaving varies most from
+ * run to run a second time.
+ */
+export const FULL_FAULTS: readonly FaultKind[] = [
+  ...FAULT_KINDS,
+  "pause-holder",
+  "failover-kill-master",
+  "redis-key-expiry",
+  "kill-worker-holding",
+  "self-pause-after-read",
+];
