@@ -1,0 +1,51 @@
+import type { VariantName } from "../plan/variants.js";
+
+/** Everything the load generator needs to open the variants, sent once at start. */
+export interface LoadgenConfig {
+  readonly variants: readonly VariantName[];
+  /** Redis for raw-ioredis and core-redis (a logical db of its own). */
+  readonly redisUrl: string;
+  /** Migrated database whose `fence_epoch` the in-process core store binds to. */
+  readonly coreDbUrl: string;
+  /** The application database (raw-mysql's table, the fenced rows). */
+  readonly appDbUrl: string;
+  readonly serverUrl: string;
+  readonly apiKey: string;
+  /** Resource names on the server, per server-backed variant and for the memory hold. */
+  readonly resources: {
+    readonly sdk: string;
+    readonly sdkMysql: string;
+    readonly fenced: string;
+    readonly hold: string;
+  };
+  /** Lease of every cycle's lock, in ms. */
+  readonly leaseMs: number;
+  /** Lease of the locks held for the memory measurement, in ms (the SDK renews them). */
+  readonly holdLeaseMs: number;
+}
+
+/** What the coordinator asks the load generator to do. */
+export type LoadgenRequest =
+  | {
+      readonly kind: "run";
+      readonly variant: VariantName;
+      readonly concurrency: number;
+      readonly keys: number;
+      readonly durationMs: number;
+    }
+  | {
+      readonly kind: "hold";
+      readonly locks: number;
+      readonly waiters: number;
+      readonly waiterClients: number;
+    };
+
+/** The answer to a `hold` request. */
+export interface HoldReport {
+  /** Locks held when the report was made. */
+  readonly locks: number;
+  /** Waiters the server listed as queued. */
+  readonly waiters: number;
+  /** Time it took to take the locks, in ms. */
+  readonly acquireMs: number;
+}

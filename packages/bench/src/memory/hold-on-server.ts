@@ -1,0 +1,110 @@
+import { setMaxListeners } from "node:events";
+import { performance } from "node:perf_hooks";
+import { createTRPCClient, createWSClient, wsLink } from "@trpc/client";
+import type { Warden } from "@warden/sdk";
+import type { AppRouter } from "@warden/server";
+import WebSocket from "ws";
+import type { HoldReport } from "../load/loadgen-config.js";
+import { benchWarden, type SdkTarget } from "../variants/sdk.js";
+
+/** Acquire calls in flight while taking the locks. */
+const HOLD_CONCURRENCY = 64;
+/** How long waiters wait at most, in ms: longer than the measurement. */
+const WAITER_WAIT_MS = 120_000;
+/** Longest wait for the server to list every waiter, in ms. */
+const WAITERS_QUEUED_TIMEOUT_MS = 60_000;
+const POLL_MS = 250;
+
+/** `h:000000` …: one key per held lock. */
+function holdKey(index: number): string {
+  return `h:${String(index).padStart(6, "0")}`;
+}
+
+/**
+ * Puts the server in the state whose RSS the bench reports: `locks` live locks and
+ * `waiters` blocking acquires queued behind some of them, spread over `waiterClients`
+ * SDK clients (one WebSocket each). The locks are taken over a raw tRPC WebSocket, not
+ * the SDK: an SDK would renew 100 000 leases (a third of the lease apart), and the point
+ * is the server's memory, not a renewal storm. They stay live for `target.leaseMs`, so
+ * the report says how many still are. Nothing is released: the bench stops the server
+ * (and this process) right after reading the RSS.
+ */
+export class ServerHold {
+  private readonly clients: Warden[] = [];
+  private readonly cancel = new AbortController();
+  private grantedAtMs: number[] = [];
+  private closeSocket: (() => void) | null = null;
+
+  constructor(private readonly target: SdkTarget) {}
+
+  async take(locks: number, waiters: number, waiterClients: number): Promise<HoldReport> {
+    const ws = createWSClient({
+      url: `${this.target.serverUrl.replace(/^http/, "ws")}/trpc`,
+      connectionParams: { apiKey: this.target.apiKey, clientId: `bench-hold-${process.pid}` },
+      WebSocket: WebSocket as unknown as typeof globalThis.WebSocket,
+    });
+    this.closeSocket = () => void ws.close();
+    const api = createTRPCClient<AppRouter>({ links: [wsLink({ client: ws })] });
+    const started = performance.now();
+    let next = 0;
+    const grantedAtMs: number[] = [];
+    await Promise.all(
+      Array.from({ length: Math.min(HOLD_CONCURRENCY, locks) }, async () => {
+        for (let index = next++; index < locks; index = next++) {
+          const grant = await api.lock.acquire.mutate({
+            resource: this.target.resource,
+            businessKey: holdKey(index),
+            ownerId: "hold",
+            leaseMs: this.target.leaseMs,
+          });
+          if (!grant.granted) throw new Error(`hold: ${holdKey(index)} was refused`);
+          grantedAtMs.push(performance.now());
+        }
+      }),
+    );
+    this.grantedAtMs = grantedAtMs;
+    const acquireMs = performance.now() - started;
+    await this.queueWaiters(locks, waiters, waiterClients);
+    return { locks: this.live(), waiters: await this.queued(), acquireMs };
+  }
+
+  /** Stops the waiters' clients and the holder's socket (the locks lapse with their lease). */
+  async close(): Promise<void> {
+    this.cancel.abort(new Error("bench memory hold ended"));
+    await Promise.allSettled(this.clients.map((client) => client.close()));
+    this.closeSocket?.();
+  }
+
+  private async queueWaiters(locks: number, waiters: number, waiterClients: number) {
+    // Every waiter listens on the one cancel signal: that many listeners is intended.
+    setMaxListeners(waiters + 10, this.cancel.signal);
+    for (let i = 0; i < waiterClients; i += 1) {
+      this.clients.push(benchWarden(this.target, `bench-waiter-${process.pid}-${i}`));
+    }
+    for (let i = 0; i < waiters; i += 1) {
+      const client = this.clients[i % waiterClients]!;
+      client
+        .acquire(this.target.resource, holdKey(i % locks), {
+          waitMs: WAITER_WAIT_MS,
+          signal: this.cancel.signal,
+        })
+        // Ends when the hold is closed (aborted) or a lease lapses (granted): either is fine.
+        .catch(() => undefined);
+    }
+    const deadline = performance.now() + WAITERS_QUEUED_TIMEOUT_MS;
+    while ((await this.queued()) < waiters && performance.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    }
+  }
+
+  private async queued(): Promise<number> {
+    const client = this.clients[0];
+    return client ? (await client.waiters(this.target.resource)).length : 0;
+  }
+
+  /** Locks whose lease has certainly not lapsed yet (granted less than a lease ago). */
+  private live(): number {
+    const now = performance.now();
+    return this.grantedAtMs.filter((at) => now - at < this.target.leaseMs).length;
+  }
+}

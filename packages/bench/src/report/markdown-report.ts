@@ -1,0 +1,101 @@
+import { groupKeyOf } from "../plan/schedule.js";
+import type { VariantName } from "../plan/variants.js";
+import type { BenchReport } from "./bench-report.js";
+import { formatRatio, formatRate } from "./format-number.js";
+import { markdownTable } from "./markdown-table.js";
+import { cpuPerCycleTable, resultsTable } from "./results-table.js";
+import { ratiosByCell, type TargetCheck } from "./targets.js";
+
+const RATIOS: readonly (readonly [VariantName, VariantName])[] = [
+  ["sdk", "raw-ioredis"],
+  ["core-redis", "raw-ioredis"],
+  ["sdk-fenced-write", "sdk"],
+  ["sdk-mysql", "raw-mysql"],
+];
+
+function targetLine(check: TargetCheck): string {
+  const verdict = check.met === null ? "not measured" : check.met ? "met" : "MISSED";
+  const value =
+    check.value === null
+      ? "–"
+      : check.unit === "×"
+        ? formatRatio(check.value)
+        : `${check.value.toFixed(2)} ms`;
+  const limit = check.unit === "×" ? `${check.limit}×` : `${check.limit} ms`;
+  const where = check.cell ? ` (${check.cell})` : "";
+  return `- ${check.description}${where}: **${value}** (target ${check.comparison} ${limit}) — ${verdict}`;
+}
+
+function ratioTable(report: BenchReport): string {
+  const groups = [...new Set(report.runs.map(groupKeyOf))];
+  const rows = RATIOS.map(([a, b]) => {
+    const byGroup = new Map(
+      ratiosByCell(report.runs, a, b).map((r) => [groupKeyOf(r), r.ratio] as const),
+    );
+    return [`${a} / ${b}`, ...groups.map((g) => formatRatio(byGroup.get(g) ?? null))];
+  });
+  const headers = ["cycles/s ratio", ...groups.map((g) => `c=${g.replace("/", ", K=")}`)];
+  return markdownTable(headers, rows, ["left", ...groups.map(() => "right" as const)]);
+}
+
+function memorySection(report: BenchReport): string[] {
+  const lines: string[] = [];
+  const redis = report.redisMemory;
+  if (redis) {
+    lines.push(
+      `- Redis, ${formatRate(redis.locks)} live locks: **${redis.wardenBytesPerLock.toFixed(0)} B per Warden lock** ` +
+        `vs **${redis.bareBytesPerLock.toFixed(0)} B per bare \`SET NX PX\` key** ` +
+        `(${formatRatio(redis.wardenBytesPerLock / redis.bareBytesPerLock)}; key ${redis.keyBytes} B, ` +
+        `value ${redis.wardenValueBytes} B vs a ${redis.bareValueBytes} B token; \`INFO memory\` used_memory delta).`,
+    );
+  }
+  const server = report.serverMemory;
+  if (server) {
+    lines.push(
+      `- Server RSS: **${server.rssMb.toFixed(0)} MiB** with ${formatRate(server.liveLocks)} live locks and ` +
+        `${formatRate(server.waiters)} queued waiters on ${server.waiterClients} SDK connections ` +
+        `(idle after the rounds: ${server.baselineRssMb.toFixed(0)} MiB; the locks took ` +
+        `${(server.holdAcquireMs / 1000).toFixed(1)} s to acquire).`,
+    );
+  }
+  return lines;
+}
+
+/** The run as a README section: command, machine, date, tables, memory, targets. */
+export function markdownReport(report: BenchReport): string {
+  const m = report.machine;
+  const load = (values: number[]) => values.map((v) => v.toFixed(2)).join(" / ");
+  return [
+    "## Benchmark",
+    "",
+    `\`${report.command}\` — ${report.startedAt.slice(0, 10)}, ${report.mode} run, ` +
+      `${report.plan.rounds} interleaved rounds of ${report.plan.roundMs / 1000} s per cell ` +
+      `after a ${report.plan.warmupMs / 1000} s warm-up.`,
+    "",
+    `Machine: ${m.cores} × ${m.cpuModel}, ${m.memoryGb.toFixed(0)} GB, ${m.os}; Node ${m.node}, ` +
+      `Redis ${m.redis ?? "?"}, MariaDB ${m.mariadb ?? "?"}. Load generator, Warden server, ` +
+      `redis-server and mariadbd all share these cores. Load average (1/5/15 min) at start ` +
+      `${load(report.loadAverage.start)}, at end ${load(report.loadAverage.end)}.`,
+    "",
+    "Each cycle: a random key among K, acquire without waiting, release if granted " +
+      "(sdk-fenced-write: one `fencedUpdate` in between). Latencies in ms; CPU in % of one " +
+      "core while the cell ran.",
+    "",
+    resultsTable(report.runs),
+    "",
+    ratioTable(report),
+    "",
+    "CPU per cycle, by process (µs; the coordinator's own share is negligible):",
+    "",
+    cpuPerCycleTable(report.runs),
+    "",
+    "Memory:",
+    "",
+    ...memorySection(report),
+    "",
+    "Targets (issue 8):",
+    "",
+    ...report.targets.map(targetLine),
+    "",
+  ].join("\n");
+}

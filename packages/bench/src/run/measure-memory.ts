@@ -1,0 +1,49 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import {
+  measureRedisBytesPerLock,
+  type RedisMemoryResult,
+} from "../memory/redis-bytes-per-lock.js";
+import type { MemoryPlan } from "../plan/bench-plan.js";
+import type { ServerMemoryResult } from "../report/bench-report.js";
+import { processRssMb } from "../stats/proc-stat.js";
+import type { BenchEnvironment } from "./environment.js";
+
+/** Time the idle server gets to settle before its baseline RSS is read, in ms. */
+const SETTLE_MS = 2_000;
+
+/** Redis bytes per lock (core store against bare keys), then the server's RSS under held locks. */
+export async function measureMemory(
+  environment: BenchEnvironment,
+  memory: MemoryPlan,
+  signal: AbortSignal,
+  log: (line: string) => void,
+): Promise<{ redis: RedisMemoryResult; server: ServerMemoryResult }> {
+  log(`memory: ${memory.redisLocks} Redis locks through the core store, then as bare keys`);
+  const redis = await measureRedisBytesPerLock(
+    environment.stores.redisUrl,
+    environment.stores.coreDb.url,
+    memory.redisLocks,
+  );
+  signal.throwIfAborted();
+  await sleep(SETTLE_MS);
+  const baselineRssMb = processRssMb(environment.server.pid);
+  log(`memory: ${memory.serverLocks} locks and ${memory.waiters} waiters on the server`);
+  const held = await environment.loadgen.hold(
+    memory.serverLocks,
+    memory.waiters,
+    memory.waiterClients,
+  );
+  const rssMb = processRssMb(environment.server.pid);
+  if (baselineRssMb === null || rssMb === null) throw new Error("the server process is gone");
+  return {
+    redis,
+    server: {
+      baselineRssMb,
+      rssMb,
+      liveLocks: held.locks,
+      waiters: held.waiters,
+      waiterClients: memory.waiterClients,
+      holdAcquireMs: held.acquireMs,
+    },
+  };
+}

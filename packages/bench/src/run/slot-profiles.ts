@@ -1,0 +1,52 @@
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { VariantName } from "../plan/variants.js";
+import type { CpuProfile, ProfileSummary } from "../profile/cpu-profile.js";
+import { summarizeProfiles } from "../profile/summarize-profile.js";
+
+/** Which process a profile sampled. */
+export type ProfiledProcess = "server" | "loadgen";
+
+/** A summary of every measured slot of one variant in one process. */
+export interface VariantProfile {
+  readonly variant: VariantName;
+  readonly process: ProfiledProcess;
+  readonly summary: ProfileSummary;
+}
+
+/**
+ * Collects the CPU profiles of measured slots (`--profile`), writes each one as a
+ * `.cpuprofile` file (open it in Chrome DevTools or speedscope), and summarizes them per
+ * variant and process.
+ */
+export class SlotProfiles {
+  private readonly byVariant = new Map<string, CpuProfile[]>();
+
+  constructor(private readonly dir: string) {}
+
+  async record(
+    variant: VariantName,
+    process: ProfiledProcess,
+    round: number,
+    concurrency: number,
+    keys: number,
+    profile: CpuProfile,
+  ): Promise<void> {
+    const key = `${variant}|${process}`;
+    const list = this.byVariant.get(key) ?? [];
+    list.push(profile);
+    this.byVariant.set(key, list);
+    await mkdir(this.dir, { recursive: true });
+    await writeFile(
+      join(this.dir, `${variant}-c${concurrency}-k${keys}-r${round}-${process}.cpuprofile`),
+      JSON.stringify(profile),
+    );
+  }
+
+  summaries(): VariantProfile[] {
+    return [...this.byVariant.entries()].map(([key, profiles]) => {
+      const [variant, process] = key.split("|") as [VariantName, ProfiledProcess];
+      return { variant, process, summary: summarizeProfiles(profiles) };
+    });
+  }
+}

@@ -1,0 +1,109 @@
+import { describe, expect, it } from "vitest";
+import { benchJson, type BenchReport } from "../src/report/bench-report.js";
+import { evaluateTargets } from "../src/report/targets.js";
+import { cell } from "./support/cell.js";
+
+const runs = [
+  cell({ variant: "raw-ioredis", concurrency: 64, cyclesPerSec: 20_000 }),
+  cell({ variant: "core-redis", concurrency: 64, cyclesPerSec: 19_000 }),
+  cell({ variant: "sdk", concurrency: 64, cyclesPerSec: 5_000 }),
+  cell({ variant: "sdk", concurrency: 16, acquireP99Ms: 1.5 }),
+  cell({ variant: "raw-mysql", concurrency: 16, cyclesPerSec: 2_000 }),
+  cell({ variant: "sdk-mysql", concurrency: 16, cyclesPerSec: 1_000 }),
+];
+
+const report: BenchReport = {
+  command: "pnpm bench",
+  mode: "full",
+  startedAt: "2026-11-29T10:00:00.000Z",
+  finishedAt: "2026-11-29T10:08:00.000Z",
+  machine: {
+    cpuModel: "test CPU",
+    cores: 2,
+    memoryGb: 24,
+    os: "Linux",
+    node: "v20",
+    redis: "7.0.15",
+    mariadb: "10.11",
+  },
+  loadAverage: { start: [1, 1, 1], end: [2, 2, 2] },
+  plan: { rounds: 3, roundMs: 3_000, warmupMs: 1_000, leaseMs: 10_000 },
+  runs,
+  redisMemory: {
+    locks: 100_000,
+    wardenBytesPerLock: 230.04,
+    bareBytesPerLock: 180.02,
+    keyBytes: 38,
+    wardenValueBytes: 73,
+    bareValueBytes: 22,
+  },
+  serverMemory: {
+    baselineRssMb: 200,
+    rssMb: 310.46,
+    liveLocks: 100_000,
+    waiters: 1_000,
+    waiterClients: 100,
+    holdAcquireMs: 30_000,
+  },
+  targets: evaluateTargets(runs, { redisBytesPerLock: 230, bareKeyBytes: 180 }),
+  profiles: [],
+};
+
+describe("benchJson", () => {
+  const json = benchJson(report);
+
+  it("has issue 8's fields on every run", () => {
+    for (const run of json.runs) {
+      expect(Object.keys(run)).toEqual(
+        expect.arrayContaining([
+          "variant",
+          "concurrency",
+          "keys",
+          "cyclesPerSec",
+          "successRate",
+          "acquireP50Ms",
+          "acquireP99Ms",
+          "acquireP999Ms",
+          "cycleP99Ms",
+        ]),
+      );
+    }
+    expect(json.runs[0]).toMatchObject({ variant: "raw-ioredis", concurrency: 64, keys: 10_000 });
+  });
+
+  it("has issue 8's memory fields, rounded", () => {
+    expect(json.memory).toMatchObject({
+      redisBytesPerLock: 230,
+      bareKeyBytes: 180,
+      serverRssMb: 310.5,
+    });
+  });
+
+  it("survives a JSON round trip (no NaN, no typed arrays)", () => {
+    const text = JSON.stringify(json);
+    expect(text).not.toContain("NaN");
+    expect(JSON.parse(text)).toEqual(json);
+  });
+});
+
+describe("evaluateTargets", () => {
+  const byId = Object.fromEntries(report.targets.map((t) => [t.id, t]));
+
+  it("quotes throughput ratios at the highest concurrency both variants ran over 10 000 keys", () => {
+    expect(byId["sdk-throughput"]).toMatchObject({ value: 0.25, met: false });
+    expect(byId["sdk-throughput"]?.cell).toBe("concurrency 64, 10000 keys");
+    expect(byId["core-throughput"]).toMatchObject({ value: 0.95, met: true });
+    expect(byId["mysql-throughput"]).toMatchObject({ value: 0.5, met: false });
+    expect(byId["mysql-throughput"]?.cell).toBe("concurrency 16, 10000 keys");
+  });
+
+  it("judges sdk acquire p99 at concurrency 16 and memory against twice the bare key", () => {
+    expect(byId["sdk-acquire-p99"]).toMatchObject({ value: 1.5, met: true });
+    expect(byId["redis-memory"]?.met).toBe(true);
+  });
+
+  it("reports a target it cannot judge as not measured", () => {
+    const none = evaluateTargets([], { redisBytesPerLock: null, bareKeyBytes: null });
+    expect(none.every((t) => t.met === null && t.value === null)).toBe(true);
+  });
+});
