@@ -6,7 +6,8 @@ import { fileURLToPath } from "node:url";
 import type { Browser, Page } from "playwright-core";
 import { launchBrowser } from "./browser.js";
 import { externalStackFromEnv } from "./external-stack.js";
-import { lockClient, type HeldLock } from "./lock-client.js";
+import type { Lock } from "@warden/sdk";
+import { lockClient } from "./lock-client.js";
 import { startLocalStack } from "./local-stack.js";
 import type { E2eStack } from "./stack.js";
 
@@ -20,11 +21,12 @@ void describe("console against the real stack", { timeout: 300_000 }, () => {
   let browser: Browser;
   let page: Page;
   let locks: ReturnType<typeof lockClient>;
-  let held: HeldLock;
+  let held: Lock;
   const resource = `e2e:settle-${Date.now().toString(36)}`;
   const businessKey = "order-42";
 
-  const shot = (name: string) => page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
+  const shot = (name: string, fullPage = false) =>
+    page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage });
   const tierBadge = (tier: string) =>
     page.locator(`[data-testid="tier-badge"][data-tier="${tier}"]`);
 
@@ -38,7 +40,7 @@ void describe("console against the real stack", { timeout: 300_000 }, () => {
   });
 
   after(async () => {
-    locks?.close();
+    await locks?.close();
     await browser?.close();
     await stack?.close();
   });
@@ -80,6 +82,7 @@ void describe("console against the real stack", { timeout: 300_000 }, () => {
   });
 
   void it("shows an SDK client's lock live, with its fence and a ticking countdown", async () => {
+    await locks.workload(resource, 72);
     held = await locks.acquire(resource, businessKey, "settle-job-7", LEASE_MS);
     assert.ok(held.fence, "a Redis grant carries a fence");
     const fenceCell = page.getByTestId("holder-fence").filter({ hasText: held.fence });
@@ -157,24 +160,42 @@ void describe("console against the real stack", { timeout: 300_000 }, () => {
     await shot("06-events-by-fence");
   });
 
+  void it("shows the workload: suggested lease, charts, alerts, connected instance", async () => {
+    const detail = `${stack.webUrl}/resources/${encodeURIComponent(resource)}`;
+    await page.goto(`${detail}/edit`);
+    const suggestion = page.getByTestId("lease-suggestion");
+    await suggestion.waitFor({ timeout: 15_000 });
+    assert.match(await suggestion.innerText(), /p99\.9 hold/);
+    await shot("07-edit-suggested-lease");
+    await page.goto(detail);
+    await page.getByTestId("key-timeline").waitFor();
+    await shot("08-resource-detail", true);
+    await page.goto(`${stack.webUrl}/alerts`);
+    await page.getByTestId("alert-list").waitFor();
+    await shot("09-alerts");
+    await page.goto(`${stack.webUrl}/`);
+    await page.getByText("e2e-billing-worker-1").first().waitFor();
+    await shot("10-overview");
+  });
+
   void it("turns amber on the mysql tier when Redis stops", async () => {
     await page.goto(`${stack.webUrl}/tier`);
     await stack.stopRedis();
     await tierBadge("mysql").waitFor({ timeout: TIER_TIMEOUT_MS });
     await page.getByTestId("mysql-banner").waitFor();
     await page.getByTestId("tier-history").getByText("mysql").first().waitFor();
-    await shot("07-tier-mysql");
+    await shot("11-tier-mysql");
   });
 
   void it("turns the whole screen red in local mode when MariaDB stops too", async () => {
     await stack.stopMariaDb();
     const alert = page.getByTestId("local-alert");
     await alert.getByRole("button", { name: "Acknowledge" }).waitFor({ timeout: TIER_TIMEOUT_MS });
-    await shot("08-tier-local-alert");
+    await shot("12-tier-local-alert");
     await page.keyboard.press("Escape");
     await page.getByTestId("local-banner").waitFor();
     await tierBadge("local").waitFor();
-    await shot("09-tier-local-acknowledged");
+    await shot("13-tier-local-acknowledged");
   });
 
   void it("returns to normal when both come back", async () => {
@@ -185,6 +206,6 @@ void describe("console against the real stack", { timeout: 300_000 }, () => {
     assert.equal(await page.getByTestId("mysql-banner").count(), 0);
     await page.goto(`${stack.webUrl}/`);
     await tierBadge("redis").waitFor();
-    await shot("10-recovered-overview");
+    await shot("14-recovered-overview");
   });
 });

@@ -1,74 +1,46 @@
-import type { AppRouter } from "@warden/server";
-import { createTRPCClient, httpLink } from "@trpc/client";
-
-/** A held lock as the e2e sees it. */
-export interface HeldLock {
-  readonly fence: string | null;
-  readonly lockId: string;
-  /** Aborted once the lease may be lost (a renewal was refused or failed). */
-  readonly signal: AbortSignal;
-  release(): Promise<void>;
-}
+import { createWarden, type Lock } from "@warden/sdk";
 
 /**
- * A minimal SDK stand-in over the public lock API: acquire, then renew at lease/3 and
- * abort the lock's signal as soon as a renewal is refused — the SDK's S4 behaviour the
- * console's force-release must trigger. (Swap for `@warden/sdk` once it is published in
- * the workspace; the assertions stay the same.)
+ * The e2e's service under watch: a real `@warden/sdk` client (WebSocket, watchdog,
+ * heartbeats) with its own clientId, so the console shows it as a connected instance
+ * and a force-release must abort its lock's signal.
  */
 export function lockClient(apiUrl: string, apiKey: string, clientId: string) {
-  const client = createTRPCClient<AppRouter>({
-    links: [
-      httpLink({
-        url: apiUrl,
-        headers: { authorization: `Bearer ${apiKey}`, "x-warden-client-id": clientId },
-      }),
-    ],
+  const warden = createWarden({
+    url: new URL(apiUrl).origin,
+    apiKey,
+    clientId,
+    heartbeatIntervalMs: 1_000,
   });
-  const timers = new Set<ReturnType<typeof setInterval>>();
   return {
-    async acquire(
+    acquire(
       resource: string,
       businessKey: string,
       ownerId: string,
       leaseMs: number,
-    ): Promise<HeldLock> {
-      const grant = await client.lock.acquire.mutate({
-        resource,
-        businessKey,
-        ownerId,
-        leaseMs,
-        waitMs: 5_000,
-      });
-      if (!grant.granted)
-        throw new Error(`e2e: ${resource}/${businessKey} is held by ${grant.holder.clientId}`);
-      const controller = new AbortController();
-      const key = { resource, businessKey, lockId: grant.lockId, tier: grant.tier };
-      const timer = setInterval(
-        () => {
-          client.lock.extend.mutate({ ...key, leaseMs }).catch((error: unknown) => {
-            clearInterval(timer);
-            timers.delete(timer);
-            controller.abort(error);
-          });
-        },
-        Math.floor(leaseMs / 3),
-      );
-      timers.add(timer);
-      return {
-        fence: grant.fence,
-        lockId: grant.lockId,
-        signal: controller.signal,
-        release: async () => {
-          clearInterval(timer);
-          timers.delete(timer);
-          await client.lock.release.mutate(key).catch(() => undefined);
-        },
+    ): Promise<Lock> {
+      return warden.acquire(resource, businessKey, { ownerId, leaseMs, waitMs: 5_000 });
+    },
+    /**
+     * A small workload so charts, the hold-time histogram and the suggested lease have
+     * data: `count` holds of 20–120 ms spread over a few keys, some of them contended.
+     */
+    async workload(resource: string, count: number): Promise<void> {
+      const one = async (index: number) => {
+        const lock = await warden.acquire(resource, `order-${index % 4}`, {
+          ownerId: `batch-${index}`,
+          leaseMs: 5_000,
+          waitMs: 3_000,
+        });
+        await new Promise((resolve) => setTimeout(resolve, 20 + ((index * 37) % 100)));
+        await lock.release();
       };
+      for (let start = 0; start < count; start += 6) {
+        await Promise.all(
+          Array.from({ length: Math.min(6, count - start) }, (_, k) => one(start + k)),
+        );
+      }
     },
-    close() {
-      for (const timer of timers) clearInterval(timer);
-      timers.clear();
-    },
+    close: () => warden.close(),
   };
 }

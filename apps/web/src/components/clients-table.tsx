@@ -17,14 +17,11 @@ export function ClientsTable({
   );
   return (
     <div className="table-wrap">
-      <table>
+      <table data-testid="clients-table">
         <thead>
           <tr>
             <th scope="col">Client</th>
-            <th scope="col">Tenant</th>
-            <th scope="col">Host / pid</th>
             <th scope="col">Tier</th>
-            <th scope="col">SDK</th>
             <th scope="col" className="num">
               Last seen
             </th>
@@ -36,18 +33,18 @@ export function ClientsTable({
               key={client.clientId}
               className={client.localSince !== null ? "row-warn" : undefined}
             >
-              <td className="mono">{client.clientId}</td>
-              <td>{client.tenantId}</td>
-              <td className="mono">
-                {client.host} / {client.pid}
+              <td className="wrap-narrow">
+                <span className="mono">{client.clientId}</span>
+                <div className="faint">
+                  {client.tenantId} · {client.host} / {client.pid} · SDK {client.sdkVersion}
+                </div>
               </td>
               <td>
                 <span className={`pill tone-${tierStyle(client.tier).tone}`}>{client.tier}</span>
                 {client.localSince !== null ? (
-                  <span className="faint"> local for {formatAge(client.localSince, nowMs)}</span>
+                  <div className="faint">local for {formatAge(client.localSince, nowMs)}</div>
                 ) : null}
               </td>
-              <td>{client.sdkVersion}</td>
               <td className="num">{formatAge(client.lastSeenAt, nowMs)} ago</td>
             </tr>
           ))}

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { clockOffsetMs, countdown, formatAge, formatClock, formatDuration } from "./format-time";
+import {
+  clockOffsetMs,
+  countdown,
+  formatAge,
+  formatClock,
+  formatDuration,
+  formatShortDuration,
+} from "./format-time";
 
 describe("formatDuration", () => {
   it.each([
@@ -18,6 +25,18 @@ describe("formatDuration", () => {
 
   it("says nothing misleading for a missing value", () => {
     expect(formatDuration(Number.NaN)).toBe("—");
+  });
+});
+
+describe("formatShortDuration", () => {
+  it("fits an axis tick", () => {
+    expect([20, 1_500, 2_000, 60_000, 90_000].map(formatShortDuration)).toEqual([
+      "20ms",
+      "1.5s",
+      "2s",
+      "1m",
+      "1.5m",
+    ]);
   });
 });
 

@@ -22,6 +22,13 @@ export function formatDuration(ms: number): string {
   return `${Math.floor(abs / DAY_MS)} d ${pad2(Math.floor((abs % DAY_MS) / HOUR_MS))} h`;
 }
 
+/** A compact duration for axis labels: `20ms`, `1.5s`, `2s`, `1m`. */
+export function formatShortDuration(ms: number): string {
+  if (ms < SECOND_MS) return `${Math.round(ms)}ms`;
+  if (ms < MINUTE_MS) return `${Math.round((ms / SECOND_MS) * 10) / 10}s`;
+  return `${Math.round((ms / MINUTE_MS) * 10) / 10}m`;
+}
+
 /** How long ago `sinceMs` was, at `nowMs`: `4.2 s`; never negative (clock skew shows as 0 ms). */
 export function formatAge(sinceMs: number, nowMs: number): string {
   return formatDuration(Math.max(0, nowMs - sinceMs));

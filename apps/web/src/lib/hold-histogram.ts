@@ -1,8 +1,8 @@
-import { formatDuration } from "./format-time";
+import { formatShortDuration } from "./format-time";
 
 /** One bar of the hold-time distribution. */
 export interface HistogramRow {
-  /** `100 ms–200 ms`, or `≥ 60 s` for the last, open bucket. */
+  /** The upper edge, `<200ms`, or `≥1m` for the last, open bucket: short enough for an axis. */
   readonly label: string;
   readonly fromMs: number;
   /** Exclusive upper edge; null for the open bucket. */
@@ -21,9 +21,7 @@ export const HOLD_EDGES_MS: readonly number[] = Object.freeze([
 ]);
 
 function label(fromMs: number, toMs: number | null): string {
-  return toMs === null
-    ? `≥ ${formatDuration(fromMs)}`
-    : `${formatDuration(fromMs)}–${formatDuration(toMs)}`;
+  return toMs === null ? `≥${formatShortDuration(fromMs)}` : `<${formatShortDuration(toMs)}`;
 }
 
 /** Counts hold durations (ms) into the buckets `edgesMs` (ascending) define; the last is open. */

@@ -98,6 +98,24 @@ describe("buildKeyTimeline", () => {
     expect(timeline.overlaps).toEqual([{ lockIds: ["A", "B"], fromMs: 300, toMs: 500 }]);
   });
 
+  it("ignores a late renewal of a hold that was already force-released", () => {
+    const timeline = buildKeyTimeline(
+      [
+        event("grant", 100, "A", { fence: "7", leaseMs: 1_000 }),
+        event("force-release", 300, "A"),
+        // The holder's watchdog tries to renew, finds the lease gone: logged as expired.
+        event("expired", 400, "A"),
+      ],
+      new Set(),
+      0,
+      1_000,
+    );
+    expect(timeline.intervals.map((i) => [i.lockId, i.startMs, i.endMs, i.end])).toEqual([
+      ["A", 100, 300, "force-released"],
+    ]);
+    expect(timeline.overlaps).toEqual([]);
+  });
+
   it("leaves out holds entirely outside the window and events without a lockId", () => {
     const timeline = buildKeyTimeline(
       [event("grant", 10, "A", { leaseMs: 20 }), { ...event("tier", 500, "x"), lockId: null }],

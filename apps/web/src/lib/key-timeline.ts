@@ -71,14 +71,18 @@ function holdsFrom(
   toMs: number,
 ): Closed[] {
   const open = new Map<string, Open>();
+  const ended = new Set<string>();
   const closed: Closed[] = [];
   const close = (hold: Open, endMs: number, end: IntervalEnd) => {
     open.delete(hold.lockId);
+    ended.add(hold.lockId);
     closed.push({ ...hold, endMs: Math.max(hold.startMs, endMs), end });
   };
   const sorted = [...events].sort((a, b) => a.atMs - b.atMs);
   for (const event of sorted) {
-    if (event.lockId === null) continue;
+    // A late renewal or release of a hold that already ended (e.g. after a force-release)
+    // says nothing new about who held the key.
+    if (event.lockId === null || ended.has(event.lockId)) continue;
     let hold = open.get(event.lockId);
     if (hold === undefined) {
       // A grant starts a hold; any other event of an unseen lockId means the grant was earlier.

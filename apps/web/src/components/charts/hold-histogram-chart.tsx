@@ -1,6 +1,7 @@
 "use client";
 
 import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { formatDuration } from "../../lib/format-time";
 import type { HistogramRow } from "../../lib/hold-histogram";
 
 /** How long holds lasted: counts per duration bucket (1-2-5 ladder). */
@@ -25,7 +26,15 @@ export function HoldHistogramChart({
             tick={{ fontSize: 10 }}
           />
           <YAxis width={40} tick={{ fontSize: 11 }} allowDecimals={false} />
-          <Tooltip formatter={(value) => [`${String(value)} holds`]} />
+          <Tooltip
+            formatter={(value) => [`${String(value)} holds`]}
+            labelFormatter={(_, payload) => {
+              const row = payload[0]?.payload as HistogramRow | undefined;
+              return row
+                ? `${formatDuration(row.fromMs)} – ${row.toMs === null ? "…" : formatDuration(row.toMs)}`
+                : "";
+            }}
+          />
           <Bar dataKey="count" name="holds" fill="#2563eb" isAnimationActive={false} />
         </BarChart>
       </ResponsiveContainer>
