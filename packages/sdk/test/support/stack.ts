@@ -40,6 +40,8 @@ export interface Stack {
   readonly admin: TRPCClient<AppRouter>;
   /** Registers a resource with a random suffix; returns its name. */
   resource(prefix: string, policy?: PolicyInput): Promise<string>;
+  /** Registers a resource under exactly `name` (the recipes use fixed names). */
+  register(name: string, policy?: PolicyInput): Promise<void>;
   /** A Warden client of the tenant, closed by `close()`. */
   client(options?: Partial<WardenOptions>): Warden;
   /** Stops the server (graceful). */
@@ -130,6 +132,9 @@ export async function startStack(extraEnv: Record<string, string> = {}): Promise
       const name = `${prefix}:${uid()}`;
       await admin.resource.create.mutate({ ...DEFAULT_POLICY, ...policy, name });
       return name;
+    },
+    async register(name, policy = {}) {
+      await admin.resource.create.mutate({ ...DEFAULT_POLICY, ...policy, name });
     },
     client(options = {}) {
       const warden = createWarden({
