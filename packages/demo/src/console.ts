@@ -15,6 +15,7 @@ export async function startConsole(
   root: string,
   port: number,
   apiUrl: string,
+  env: NodeJS.ProcessEnv,
 ): Promise<ConsoleProcess> {
   const build = spawnSync(
     "pnpm",
@@ -34,7 +35,7 @@ export async function startConsole(
       cwd: webDir,
       stdio: ["ignore", "ignore", "inherit"],
       env: {
-        ...process.env,
+        ...env,
         WARDEN_API_URL: apiUrl,
         NEXT_TELEMETRY_DISABLED: "1",
         PORT: String(port),
