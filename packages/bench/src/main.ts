@@ -5,6 +5,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseBenchArgs, USAGE, type BenchArgs } from "./cli/parse-args.js";
 import { loadBenchEnv } from "./env.js";
+import { readRevision } from "./infra/revision.js";
 import { planFor } from "./plan/bench-plan.js";
 import { formatProfile } from "./profile/format-profile.js";
 import { benchJson } from "./report/bench-report.js";
@@ -62,6 +63,7 @@ async function main(): Promise<number> {
     plan: planFor({ quick: args.quick, variants: args.variants }),
     env,
     command: commandLine(args),
+    revision: readRevision(REPO_ROOT),
     profileDir,
     signal: controller.signal,
     log,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { benchJson, type BenchReport } from "../src/report/bench-report.js";
+import { markdownReport } from "../src/report/markdown-report.js";
 import { evaluateTargets } from "../src/report/targets.js";
 import { cell } from "./support/cell.js";
 
@@ -14,6 +15,7 @@ const runs = [
 
 const report: BenchReport = {
   command: "pnpm bench",
+  revision: { commit: "abc123", dirty: false },
   mode: "full",
   startedAt: "2026-11-29T10:00:00.000Z",
   finishedAt: "2026-11-29T10:08:00.000Z",
@@ -105,5 +107,22 @@ describe("evaluateTargets", () => {
   it("reports a target it cannot judge as not measured", () => {
     const none = evaluateTargets([], { redisBytesPerLock: null, bareKeyBytes: null });
     expect(none.every((t) => t.met === null && t.value === null)).toBe(true);
+  });
+});
+
+describe("markdownReport", () => {
+  const text = markdownReport(report);
+
+  it("is a README section with the command, revision, machine, tables, memory and targets", () => {
+    expect(text.startsWith("## Benchmark\n")).toBe(true);
+    expect(text).toContain("`pnpm bench` — 2026-11-29, full run of commit abc123");
+    expect(text).toContain("2 × test CPU");
+    expect(text).toContain("| sdk / raw-ioredis ");
+    expect(text).toContain("**230 B per Warden lock** vs **180 B per bare `SET NX PX` key**");
+    expect(text).toContain("(target >= 0.45×) — MISSED");
+  });
+
+  it("leaves out ratio rows this run has no cells for", () => {
+    expect(text).not.toContain("sdk-fenced-write / sdk");
   });
 });

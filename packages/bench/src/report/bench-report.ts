@@ -1,3 +1,4 @@
+import type { Revision } from "../infra/revision.js";
 import type { RedisMemoryResult } from "../memory/redis-bytes-per-lock.js";
 import type { BenchPlan } from "../plan/bench-plan.js";
 import type { CellResult } from "../stats/summarize-cell.js";
@@ -34,6 +35,7 @@ export interface ServerMemoryResult {
 /** Everything one run produced; the JSON file and the printed report are views of it. */
 export interface BenchReport {
   readonly command: string;
+  readonly revision: Revision;
   readonly mode: BenchPlan["mode"];
   readonly startedAt: string;
   readonly finishedAt: string;
@@ -56,6 +58,7 @@ export interface BenchReport {
 export function benchJson(report: BenchReport) {
   return {
     command: report.command,
+    revision: report.revision,
     mode: report.mode,
     startedAt: report.startedAt,
     finishedAt: report.finishedAt,

@@ -26,13 +26,20 @@ function targetLine(check: TargetCheck): string {
   return `- ${check.description}${where}: **${value}** (target ${check.comparison} ${limit}) — ${verdict}`;
 }
 
+function revisionText(report: BenchReport): string {
+  const { commit, dirty } = report.revision;
+  if (commit === null) return "an unknown revision";
+  return dirty ? `${commit} with uncommitted changes` : `commit ${commit}`;
+}
+
 function ratioTable(report: BenchReport): string {
   const groups = [...new Set(report.runs.map(groupKeyOf))];
-  const rows = RATIOS.map(([a, b]) => {
+  const rows = RATIOS.flatMap(([a, b]) => {
     const byGroup = new Map(
       ratiosByCell(report.runs, a, b).map((r) => [groupKeyOf(r), r.ratio] as const),
     );
-    return [`${a} / ${b}`, ...groups.map((g) => formatRatio(byGroup.get(g) ?? null))];
+    if (byGroup.size === 0) return [];
+    return [[`${a} / ${b}`, ...groups.map((g) => formatRatio(byGroup.get(g) ?? null))]];
   });
   const headers = ["cycles/s ratio", ...groups.map((g) => `c=${g.replace("/", ", K=")}`)];
   return markdownTable(headers, rows, ["left", ...groups.map(() => "right" as const)]);
@@ -68,7 +75,8 @@ export function markdownReport(report: BenchReport): string {
   return [
     "## Benchmark",
     "",
-    `\`${report.command}\` — ${report.startedAt.slice(0, 10)}, ${report.mode} run, ` +
+    `\`${report.command}\` — ${report.startedAt.slice(0, 10)}, ${report.mode} run of ` +
+      `${revisionText(report)}, ` +
       `${report.plan.rounds} interleaved rounds of ${report.plan.roundMs / 1000} s per cell ` +
       `after a ${report.plan.warmupMs / 1000} s warm-up.`,
     "",

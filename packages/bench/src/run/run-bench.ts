@@ -3,6 +3,7 @@ import { reapOrphans, stopAllStarted } from "@warden/testkit";
 import type { BenchEnv } from "../env.js";
 import { CleanupStack } from "../infra/cleanup-stack.js";
 import { machineInfo } from "../infra/machine-info.js";
+import type { Revision } from "../infra/revision.js";
 import type { BenchPlan } from "../plan/bench-plan.js";
 import type { BenchReport } from "../report/bench-report.js";
 import { evaluateTargets } from "../report/targets.js";
@@ -17,6 +18,8 @@ export interface RunBenchOptions {
   readonly env: BenchEnv;
   /** The command line as the report quotes it. */
   readonly command: string;
+  /** The code being measured. */
+  readonly revision: Revision;
   /** Where CPU profiles of the measured slots go (`--profile`); null: not profiled. */
   readonly profileDir: string | null;
   /** Ctrl-C: stops between slots and cleans up. */
@@ -46,6 +49,7 @@ export async function runBench(options: RunBenchOptions): Promise<BenchReport> {
     const memory = await measureMemory(environment, plan.memory, signal, log);
     return {
       command: options.command,
+      revision: options.revision,
       mode: plan.mode,
       startedAt,
       finishedAt: new Date().toISOString(),
