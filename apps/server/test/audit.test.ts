@@ -88,7 +88,11 @@ describe("audit writer", () => {
     await h.services.audit.flush();
 
     await mariadb.kill9();
-    const during = await cycles(caller, resource, 200, "down");
+    // Long enough for the credential and resource caches (1 s) to go stale and for the
+    // writer's replays (every second) to fail a few times.
+    const during = await cycles(caller, resource, 150, "down");
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    during.push(...(await cycles(caller, resource, 50, "down-later")));
     await h.services.audit.flush();
     await eventually(async () => h!.services.audit.spoolSize.events >= 400, 15_000);
     const metrics = await h.services.metrics.text();
@@ -107,5 +111,5 @@ describe("audit writer", () => {
     expect(ids).toHaveLength(400);
     await eventually(async () => h!.services.audit.spoolSize.bytes === 0);
     expect(await h.services.metrics.text()).toMatch(/warden_audit_dropped_total 0/);
-  });
+  }, 90_000);
 });

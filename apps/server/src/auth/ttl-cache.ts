@@ -10,6 +10,7 @@ export class TtlCache<V> {
     string,
     { value: V; freshUntil: number; staleUntil: number }
   >();
+  private readonly loading = new Map<string, Promise<V>>();
 
   constructor(
     private readonly ttlMs: number,
@@ -56,18 +57,39 @@ export class TtlCache<V> {
     this.entries.clear();
   }
 
-  /** Fresh value, else `load()`; when `load` throws, a stale value, else the error. */
-  async read(key: string, load: () => Promise<V>): Promise<V> {
+  /**
+   * Fresh value, else `load()` (one load per key at a time). When a stale value exists it
+   * is answered if the load fails, if another call's load is still running, or if this
+   * load takes over `staleWaitMs` — a hanging database must not stall every call.
+   */
+  async read(key: string, load: () => Promise<V>, staleWaitMs = 250): Promise<V> {
     const fresh = this.get(key);
     if (fresh !== undefined) return fresh;
+    const stale = this.getStale(key);
+    const running = this.loading.get(key);
+    if (running && stale !== undefined) return stale;
+    const loading = running ?? this.startLoad(key, load);
+    if (stale === undefined) return loading;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<V>((resolve) => {
+      timer = setTimeout(() => resolve(stale), staleWaitMs);
+    });
     try {
-      const value = await load();
+      return await Promise.race([loading.catch(() => stale), late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private startLoad(key: string, load: () => Promise<V>): Promise<V> {
+    const loading = load().then((value) => {
       this.set(key, value);
       return value;
-    } catch (error) {
-      const stale = this.getStale(key);
-      if (stale !== undefined) return stale;
-      throw error;
-    }
+    });
+    this.loading.set(key, loading);
+    // Settled either way: the next read may load again. The catch keeps a failure that
+    // nobody awaits any more from being reported as unhandled.
+    loading.catch(() => undefined).finally(() => this.loading.delete(key));
+    return loading;
   }
 }

@@ -131,7 +131,12 @@ export class LockService {
     const deadline = performance.now() + request.waitMs;
     const cancel = new AbortController();
     const signal = AbortSignal.any([request.signal, cancel.signal]);
-    let wake: () => void = () => undefined;
+    // Wakes that arrive while we are not asleep (mid-attempt) are remembered, so a
+    // release between a refusal and the next sleep is never missed.
+    let wokenWhileAwake = false;
+    let wake: () => void = () => {
+      wokenWhileAwake = true;
+    };
     const waiter = this.waiters.enqueue({
       key,
       holder: request.holder,
@@ -140,10 +145,12 @@ export class LockService {
       wake: () => wake(),
       cancel: () => cancel.abort(),
     });
+    const unsubscribe = this.notifier.onRelease(key, () => wake());
     let granted = false;
     try {
       for (;;) {
         let sleepMs = deadline - performance.now();
+        wokenWhileAwake = false;
         if (!request.resource.fair || this.waiters.isHead(waiter)) {
           const result = await this.attempt(request, key, leaseMs);
           if (result.granted) {
@@ -154,17 +161,19 @@ export class LockService {
           sleepMs = Math.min(sleepMs, result.ttlMs + 5, RECHECK_CAP_MS);
         }
         if (deadline - performance.now() <= 0) throw new LockTimeoutError(request.waitMs);
+        if (wokenWhileAwake && !signal.aborted) continue;
         const how = await sleepUntilWoken(sleepMs, signal, (onWake) => {
           wake = onWake;
-          const unsubscribe = this.notifier.onRelease(key, onWake);
           return () => {
-            wake = () => undefined;
-            unsubscribe();
+            wake = () => {
+              wokenWhileAwake = true;
+            };
           };
         });
         if (how === "aborted") throw new WaitCancelledError(request.waitId);
       }
     } finally {
+      unsubscribe();
       // A granted head leaves the key held: waking the next waiter would only be refused.
       this.waiters.remove(waiter, !granted);
     }

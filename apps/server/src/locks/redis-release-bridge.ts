@@ -5,8 +5,15 @@ import type { ReleaseBridge } from "./release-notifier.js";
 /** The pub/sub channel release notifications travel on. */
 export const RELEASE_CHANNEL = "warden:released";
 
-function connect(topology: RedisTopology): Redis | Cluster {
-  const common = { lazyConnect: false, maxRetriesPerRequest: 1, enableOfflineQueue: false };
+// The publisher never queues (a notification late is worth less than none); the
+// subscriber queues its SUBSCRIBE until connected and ioredis re-subscribes on reconnect.
+const PUBLISHER = { maxRetriesPerRequest: 1, enableOfflineQueue: false };
+const SUBSCRIBER = { maxRetriesPerRequest: null, enableOfflineQueue: true };
+
+function connect(
+  topology: RedisTopology,
+  common: typeof PUBLISHER | typeof SUBSCRIBER,
+): Redis | Cluster {
   switch (topology.mode) {
     case "standalone":
       return new Redis(topology.url, common);
@@ -20,7 +27,12 @@ function connect(topology: RedisTopology): Redis | Cluster {
     case "cluster":
       return new Cluster(
         topology.nodes.map((n) => ({ host: n.host, port: n.port })),
-        topology.password === undefined ? {} : { redisOptions: { password: topology.password } },
+        {
+          ...common,
+          ...(topology.password === undefined
+            ? {}
+            : { redisOptions: { password: topology.password } }),
+        },
       );
   }
 }
@@ -38,8 +50,8 @@ export class RedisReleaseBridge implements ReleaseBridge {
     topology: RedisTopology,
     private readonly instanceId: string,
   ) {
-    this.publisher = connect(topology);
-    this.subscriber = connect(topology);
+    this.publisher = connect(topology, PUBLISHER);
+    this.subscriber = connect(topology, SUBSCRIBER);
     // Errors are retried by ioredis; without a listener Node would throw them.
     this.publisher.on("error", () => undefined);
     this.subscriber.on("error", () => undefined);

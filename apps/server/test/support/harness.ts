@@ -17,6 +17,7 @@ import { EventHub } from "../../src/audit/event-hub.js";
 import { createContextInner, type RequestMeta, type Services } from "../../src/context.js";
 import type { OperatorRole } from "../../src/auth/principal.js";
 import { createCaller } from "../../src/routers/_app.js";
+import { RedisReleaseBridge } from "../../src/locks/redis-release-bridge.js";
 import { createServices, type ServicesOptions } from "../../src/services.js";
 
 /** Options of {@link startHarness}. */
@@ -25,6 +26,10 @@ export interface HarnessOptions {
   readonly mysqlServerUrl?: string;
   readonly audit?: Partial<ServicesOptions["audit"]>;
   readonly consoleOrigins?: string[];
+  /** Share another harness's Redis and database (a second server instance). */
+  readonly shareWith?: Harness;
+  /** Carry release notifications between instances over Redis pub/sub. */
+  readonly releaseBridge?: boolean;
 }
 
 /** A server's services on real Redis and a fresh migrated database, plus helpers. */
@@ -67,11 +72,13 @@ export function uid(): string {
 let passwordHash: Promise<string> | undefined;
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
-  const redis = await startRedis();
-  const db = await createTestDatabase(
-    options.mysqlServerUrl ? { url: options.mysqlServerUrl } : {},
-  );
-  await migrate(db.url);
+  const shared = options.shareWith;
+  const redis = shared?.redis ?? (await startRedis());
+  const db =
+    shared?.db ??
+    (await createTestDatabase(options.mysqlServerUrl ? { url: options.mysqlServerUrl } : {}));
+  if (!shared) await migrate(db.url);
+  const instanceId = `test-${uid()}`;
   const prisma = createPrismaClient(db.url);
   const spoolDir = await mkdtemp(join(tmpdir(), "warden-spool-"));
   const hub = new EventHub();
@@ -79,7 +86,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const locks = await openTieredLocks({
     redis: { mode: "standalone", url: redis.url },
     mysqlUrl: db.url,
-    instanceId: `test-${uid()}`,
+    instanceId,
     onEvent: hub.sink,
   });
   const handle = await createServices({
@@ -102,6 +109,11 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       retentionDays: 30,
       ...options.audit,
     },
+    ...(options.releaseBridge
+      ? {
+          releaseBridge: new RedisReleaseBridge({ mode: "standalone", url: redis.url }, instanceId),
+        }
+      : {}),
   });
   const { services } = handle;
 
@@ -164,8 +176,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     closeServices: () => handle.close(),
     async close() {
       await handle.close();
-      await redis.stop();
-      await db.drop();
+      if (!shared) {
+        await redis.stop();
+        await db.drop();
+      }
       await rm(spoolDir, { recursive: true, force: true });
     },
   };
