@@ -42,7 +42,10 @@ const report: BenchReport = {
   serverMemory: {
     baselineRssMb: 200,
     rssMb: 310.46,
+    requestedLocks: 100_000,
     liveLocks: 100_000,
+    rssPerLockKb: 1.13,
+    holdGrantsPerSec: 3_333,
     waiters: 1_000,
     waiterClients: 100,
     holdAcquireMs: 30_000,

@@ -42,7 +42,11 @@ export type LoadgenRequest =
 
 /** The answer to a `hold` request. */
 export interface HoldReport {
-  /** Locks held when the report was made. */
+  /** Locks asked for. */
+  readonly requested: number;
+  /** Locks granted before the acquire budget ran out. */
+  readonly granted: number;
+  /** Locks still live (granted less than a lease ago) when the report was made. */
   readonly locks: number;
   /** Waiters the server listed as queued. */
   readonly waiters: number;

@@ -22,14 +22,20 @@ export interface ServerMemoryResult {
   readonly baselineRssMb: number;
   /** RSS with the locks held and the waiters queued, in MiB. */
   readonly rssMb: number;
-  /** Locks still live when the RSS was read. */
+  /** Locks the plan asked for. */
+  readonly requestedLocks: number;
+  /** Locks still live when the RSS was read (fewer than asked when the server was too slow). */
   readonly liveLocks: number;
+  /** (RSS − idle RSS) / live locks, in KiB: the server's memory per lock, waiters included. */
+  readonly rssPerLockKb: number;
   /** Waiters the server listed as queued. */
   readonly waiters: number;
   /** SDK clients (WebSockets) the waiters were spread over. */
   readonly waiterClients: number;
   /** Time the locks took to acquire, in ms. */
   readonly holdAcquireMs: number;
+  /** Grants per second while taking the locks. */
+  readonly holdGrantsPerSec: number;
 }
 
 /** Everything one run produced; the JSON file and the printed report are views of it. */

@@ -58,10 +58,17 @@ function memorySection(report: BenchReport): string[] {
   }
   const server = report.serverMemory;
   if (server) {
+    const short =
+      server.liveLocks < server.requestedLocks
+        ? ` — not the ${formatRate(server.requestedLocks)} asked for: at ` +
+          `${formatRate(server.holdGrantsPerSec)} grants/s the server cannot take that many ` +
+          `within one 60 s lease (the hard cap), so no more can be live at once without renewals`
+        : "";
     lines.push(
-      `- Server RSS: **${server.rssMb.toFixed(0)} MiB** with ${formatRate(server.liveLocks)} live locks and ` +
-        `${formatRate(server.waiters)} queued waiters on ${server.waiterClients} SDK connections ` +
-        `(idle after the rounds: ${server.baselineRssMb.toFixed(0)} MiB; the locks took ` +
+      `- Server RSS: **${server.rssMb.toFixed(0)} MiB** with ${formatRate(server.liveLocks)} live locks${short} ` +
+        `and ${formatRate(server.waiters)} queued waiters on ${server.waiterClients} SDK connections ` +
+        `(idle after the rounds: ${server.baselineRssMb.toFixed(0)} MiB, so ~` +
+        `${server.rssPerLockKb.toFixed(2)} KiB per lock; the locks took ` +
         `${(server.holdAcquireMs / 1000).toFixed(1)} s to acquire).`,
     );
   }

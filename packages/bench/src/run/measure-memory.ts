@@ -40,10 +40,13 @@ export async function measureMemory(
     server: {
       baselineRssMb,
       rssMb,
+      requestedLocks: held.requested,
       liveLocks: held.locks,
+      rssPerLockKb: held.locks > 0 ? ((rssMb - baselineRssMb) * 1024) / held.locks : 0,
       waiters: held.waiters,
       waiterClients: memory.waiterClients,
       holdAcquireMs: held.acquireMs,
+      holdGrantsPerSec: held.acquireMs > 0 ? (held.granted / held.acquireMs) * 1000 : 0,
     },
   };
 }
