@@ -182,6 +182,9 @@ export async function startHttpServer(
             { inflight: services.inflight.size },
             "shutdown: calls still in progress",
           );
+        // A call counts as done when its procedure returns; its reply is written a few
+        // ticks later. Let those replies (e.g. the cancelled waits' 499) leave first.
+        await new Promise((resolve) => setTimeout(resolve, 50));
         wsHandler.broadcastReconnectNotification();
         for (const client of wss.clients) client.close(1001, "server shutting down");
         wss.close();
