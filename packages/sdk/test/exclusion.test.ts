@@ -1,6 +1,7 @@
 import { compareFences } from "@warden/core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { LeaseLostError, LockTimeoutError, type Lock } from "../src/index.js";
+import { hostname } from "node:os";
+import { LeaseLostError, LockTimeoutError, SDK_VERSION, type Lock } from "../src/index.js";
 import { startStack, type Stack } from "./support/stack.js";
 import { delay, until } from "./support/until.js";
 
@@ -142,5 +143,25 @@ describe("exclusion and fences", () => {
     expect(same?.lockId).toBe(first.lockId);
     await same?.release();
     await first.release();
+  });
+});
+
+test("the heartbeat tells the server who this client is and which tier it uses", async () => {
+  const warden = stack.client({ heartbeatIntervalMs: 200 });
+  const resource = await stack.resource("heartbeat");
+  await (await warden.acquire(resource, "k")).release();
+  const me = await until(
+    async () =>
+      (await stack.admin.client.list.query({})).find((c) => c.clientId === warden.clientId),
+    5_000,
+    100,
+    "client listed",
+  );
+  expect(me).toMatchObject({
+    host: hostname(),
+    pid: process.pid,
+    sdkVersion: SDK_VERSION,
+    tier: "redis",
+    localSince: null,
   });
 });

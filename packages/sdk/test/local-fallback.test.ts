@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { fencedUpdate, LockUnavailableError } from "../src/index.js";
+import { fencedUpdate, Lock, LockUnavailableError, OutcomeUnknownError } from "../src/index.js";
 import { createLedger, type Ledger } from "./support/ledger.js";
 import { startStack, type Stack } from "./support/stack.js";
-import { until } from "./support/until.js";
+import { delay, until } from "./support/until.js";
 
 let stack: Stack;
 let ledger: Ledger;
@@ -89,4 +89,42 @@ test("server unreachable: deny → LockUnavailableError, allow → local lock; t
   expect(event.tier).toBe("local");
   const clients = await stack.admin.client.list.query({});
   expect(clients.find((client) => client.clientId === warden.clientId)?.localSince).toBeNull();
+});
+
+test("a wait withdrawn by a server restart is queued again (a new command, never a replay of an unknown one)", async () => {
+  const resource = await stack.resource("restart", {
+    localFallback: "deny",
+    defaultLeaseMs: 8_000,
+  });
+  const holderClient = stack.client({ reconnectMaxDelayMs: 300 });
+  const waiterClient = stack.client({ reconnectMaxDelayMs: 300 });
+  const holder = await holderClient.acquire(resource, "k");
+  const waiting = waiterClient.acquire(resource, "k", { waitMs: 20_000 }).then(
+    (lock) => lock,
+    (error: unknown) => error,
+  );
+  await until(async () => (await holderClient.waiters(resource, "k")).length === 1, 5_000);
+
+  // A graceful stop withdraws every wait (WAIT_CANCELLED: a definite "not granted"), and
+  // the server is back a moment later.
+  await stack.stopServer();
+  await stack.startServer();
+  await until(() => holderClient.state === "open", 10_000);
+  const outcome = await Promise.race([waiting, delay(1_500).then(() => "still waiting")]);
+  if (outcome instanceof OutcomeUnknownError) {
+    // The server closed the socket before the withdrawal reached it (see decision 0030,
+    // "needed from the server"): unknown, so it must not have been sent again.
+    await delay(500);
+    expect(await holderClient.waiters(resource, "k")).toEqual([]);
+    await holder.release();
+    return;
+  }
+  // The withdrawal arrived: the SDK queued a new wait on the restarted server.
+  expect(outcome).toBe("still waiting");
+  await until(async () => (await holderClient.waiters(resource, "k")).length === 1, 10_000);
+  expect(holder.held).toBe(true);
+  await holder.release();
+  const lock = await waiting;
+  expect(lock).toBeInstanceOf(Lock);
+  await (lock as Lock).release();
 });

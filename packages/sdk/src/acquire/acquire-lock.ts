@@ -12,9 +12,9 @@ import { ambientOwner, newOwnerId } from "../owner/owner-scope.js";
 import { fullJitterDelayMs } from "../time/full-jitter.js";
 import { monotonicNow } from "../time/monotonic.js";
 import { sleep } from "../time/timers.js";
-import type { CallFailure } from "../transport/map-error.js";
-import { localAttempt, waitForLocalHolders } from "./local-attempt.js";
-import { openRemoteLease, registerLease } from "./open-lease.js";
+import { acquireLocally, localPolicy } from "./acquire-locally.js";
+import { waitForLocalHolders } from "./local-attempt.js";
+import { openRemoteLease } from "./open-lease.js";
 import { remoteAttempt } from "./remote-attempt.js";
 
 /** A lease and the owner it was acquired for; null when not granted in time (tryAcquire). */
@@ -28,9 +28,10 @@ const RETRY_CAP_MS = 5_000;
 /**
  * The acquire algorithm: re-enter a lease the same owner holds; else wait out in-process
  * (local) holders of the key, then ask the server, which waits and wakes on release; on a
- * definite refusal retry with backoff while time is left; with no server to ask, fall back
- * to a local lock if the resource's policy allows it, else fail closed. An unknown
- * outcome is reported as such and cleaned up in the background, never retried (S8).
+ * definite refusal retry with backoff while time is left. With no server to ask, fall back
+ * to a local lock if the resource's policy allows it; otherwise keep trying the server
+ * (backoff) until `waitMs` runs out, then fail closed. An unknown outcome is reported as
+ * such and cleaned up in the background, never retried (S8).
  */
 export async function acquireLock(
   ctx: ClientContext,
@@ -84,8 +85,21 @@ export async function acquireLock(
       }
       const { failure } = attempt;
       switch (failure.kind) {
-        case "not-sent":
-          return await acquireLocally(ctx, lifecycle, request, ownerId, deadline, failure, mode);
+        case "not-sent": {
+          const policy = localPolicy(ctx, resource, failure.cause);
+          if (!(policy instanceof Error)) {
+            const local = await acquireLocally(ctx, lifecycle, request, ownerId, deadline, policy);
+            return local ?? notGranted(request, mode);
+          }
+          // No local lock for this resource: wait for the server while the caller waits.
+          const leftMs = deadline - monotonicNow();
+          if (leftMs <= 0 || ctx.closing) throw policy;
+          await sleep(
+            Math.min(leftMs, fullJitterDelayMs(retry, RETRY_BASE_MS, RETRY_CAP_MS)),
+            signal,
+          );
+          break;
+        }
         case "unknown":
           ctx.cleanup.findOrphan(resource, businessKey, ownerId);
           throw new OutcomeUnknownError("unknown", "acquire", { cause: failure.cause });
@@ -130,70 +144,4 @@ function factsOf(
     fence: grant.fence,
     tier: grant.tier,
   };
-}
-
-/** No server to ask: an in-process lock if the resource's known policy allows it (S5). */
-async function acquireLocally(
-  ctx: ClientContext,
-  lifecycle: LeaseLifecycle,
-  request: ResolvedAcquire,
-  ownerId: string,
-  deadline: number,
-  failure: CallFailure,
-  mode: "wait" | "try",
-): Promise<Acquired> {
-  const { resource } = request;
-  const cause = failure.kind === "not-sent" ? failure.cause : undefined;
-  const policy = ctx.policies.get(resource);
-  if (!ctx.options.localFallback) {
-    throw new LockUnavailableError(
-      `the Warden server is unreachable and this client does not make local locks`,
-      { cause },
-    );
-  }
-  if (!policy) {
-    throw new LockUnavailableError(
-      `the Warden server is unreachable and the policy of ${resource} is unknown to this client: failing closed (list it in createWarden's resources to know it in advance)`,
-      { cause },
-    );
-  }
-  if (policy.localFallback !== "allow") {
-    throw new LockUnavailableError(
-      `the Warden server is unreachable and ${resource} does not allow local locks (localFallback: deny)`,
-      { cause },
-    );
-  }
-  const leaseMs = request.leaseMs ?? policy.defaultLeaseMs;
-  const local = await localAttempt(ctx, {
-    resource,
-    businessKey: request.businessKey,
-    ownerId,
-    leaseMs,
-    deadline,
-    signal: request.signal,
-  });
-  if (!local) return notGranted(request, mode);
-  const { grant, sentAt } = local;
-  const lease = registerLease(
-    ctx,
-    lifecycle,
-    {
-      resource,
-      businessKey: request.businessKey,
-      ownerId,
-      lockId: grant.lockId,
-      fence: null,
-      tier: "local",
-    },
-    {
-      sentAt,
-      ttlMs: grant.ttlMs,
-      expiresAt: grant.expiresAt,
-      leaseMs,
-      maxRenewals: policy.maxRenewals,
-      safetyMarginMs: ctx.options.safetyMarginMs,
-    },
-    ctx.local,
-  );
-  return { lease, ownerId };
 }
