@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { pruneAudit } from "../src/audit/retention.js";
 import { expectCode } from "./support/expect-trpc.js";
 import {
   registerResource,
@@ -176,5 +177,19 @@ describe("holder, event, stats and client routers", () => {
       c.client.heartbeat({ host: "h".repeat(256), pid: 1, sdkVersion: "1", tier: "redis" }),
       "BAD_REQUEST",
     );
+  });
+});
+
+describe("audit retention", () => {
+  it("deletes events older than the retention and keeps the rest", async () => {
+    const resource = `retention:${uid()}`;
+    const day = 86_400_000;
+    const row = (id: string, at: number) => ({ id, type: "grant", resource, at: new Date(at) });
+    await h.prisma.lockEvent.createMany({
+      data: [row(`old-${uid()}`, Date.now() - 40 * day), row(`new-${uid()}`, Date.now() - 2 * day)],
+    });
+    expect(await pruneAudit(h.prisma, 30)).toBeGreaterThanOrEqual(1);
+    const left = await h.prisma.lockEvent.findMany({ where: { resource }, select: { id: true } });
+    expect(left.map((r) => r.id.split("-")[0])).toEqual(["new"]);
   });
 });

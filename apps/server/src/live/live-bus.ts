@@ -1,6 +1,6 @@
 import { EventEmitter } from "node:events";
 import type { AuditRecord } from "../audit/audit-record.js";
-import type { TierSnapshot } from "../locks/tiered-locks-port.js";
+import type { TierSnapshot } from "@warden/core";
 
 /** What the live subscription streams. */
 export type LiveMessage =
