@@ -1,34 +1,20 @@
-import {
-  LeaseLostError,
-  LocalLockStore,
-  LockUnavailableError,
-  UnknownResourceError,
-  validateResource,
-  type Tier,
-} from "@warden/core";
+import { UnknownResourceError, validateLockKey, validateResource } from "@warden/core";
 import { acquireLock } from "../acquire/acquire-lock.js";
-import { CleanupQueue } from "../cleanup/cleanup-queue.js";
 import type { StaleFenceReport } from "../guards/fenced-holder.js";
-import { Heartbeat } from "../heartbeat/heartbeat.js";
-import { LeaseRegistry } from "../lease/lease-registry.js";
 import type { LeaseLifecycle } from "../lease/lease.js";
-import { LocalBackend } from "../local/local-backend.js";
-import { LocalModeTracker } from "../local/local-mode.js";
-import { LocalWaits } from "../local/local-waits.js";
 import { Lock, type LockServices } from "../lock/lock.js";
 import type { AcquireOptions } from "../options/acquire-options.js";
 import { resolveAcquire } from "../options/resolve-acquire-options.js";
 import { resolveWardenOptions } from "../options/resolve-warden-options.js";
 import type { WardenOptions } from "../options/warden-options.js";
 import { newOwnerId, runAsOwner } from "../owner/owner-scope.js";
-import { PolicyCache, type KnownPolicy } from "../policy/policy-cache.js";
-import { RemoteBackend } from "../remote/remote-backend.js";
+import type { KnownPolicy } from "../policy/policy-cache.js";
 import "../polyfill/async-dispose.js";
-import type { ApiClient } from "../transport/api-client.js";
-import { Connection, type ConnectionState } from "../transport/connection.js";
-import { classifyFailure, failureToError } from "../transport/map-error.js";
-import { AcquireTracker } from "./acquire-tracker.js";
+import type { ConnectionState } from "../transport/connection.js";
+import { classifyFailure } from "../transport/map-error.js";
+import { buildClient, type ClientParts } from "./build-client.js";
 import type { ClientContext } from "./client-context.js";
+import { clientQuery } from "./client-query.js";
 import type { LockInfo, WaiterInfo } from "./views.js";
 
 /**
@@ -41,79 +27,20 @@ export class Warden {
   private readonly ctx: ClientContext;
   private readonly lifecycle: LeaseLifecycle;
   private readonly services: LockServices;
-  private readonly heartbeat: Heartbeat;
+  private readonly shutdown: ClientParts["shutdown"];
   private closed: Promise<void> | null = null;
 
   /** Prefer {@link createWarden}. Validates `options` (throws `InvalidArgumentError`). */
   constructor(options: WardenOptions) {
     const resolved = resolveWardenOptions(options);
     this.clientId = resolved.clientId;
-    const connection = new Connection(resolved);
-    const registry = new LeaseRegistry();
-    const acquiring = new AcquireTracker();
-    const localWaits = new LocalWaits();
-    const localStore = new LocalLockStore();
-    const cleanup = new CleanupQueue({
-      connection,
-      registry,
-      clientId: resolved.clientId,
-      requestTimeoutMs: resolved.requestTimeoutMs,
-      onError: resolved.onError,
-      acquiring: (resource, businessKey, ownerId) => acquiring.has(resource, businessKey, ownerId),
-    });
-    const ctx: ClientContext = {
-      owner: this,
-      options: resolved,
-      connection,
-      registry,
-      acquiring,
-      policies: new PolicyCache(connection, resolved.requestTimeoutMs, resolved.onError),
-      cleanup,
-      remote: new RemoteBackend({
-        connection,
-        cleanup,
-        requestTimeoutMs: resolved.requestTimeoutMs,
-        onError: resolved.onError,
-        noteTier: (tier) => {
-          ctx.serverTier = tier;
-        },
-      }),
-      localStore,
-      local: new LocalBackend(localStore, (lease) =>
-        localWaits.notify(lease.resource, lease.businessKey),
-      ),
-      localWaits,
-      localMode: new LocalModeTracker(),
-      serverTier: null,
-      closing: false,
-    };
-    this.ctx = ctx;
-    this.lifecycle = {
-      ended: (lease) => {
-        registry.ended(lease);
-        ctx.localMode.stopped(lease.tier);
-        if (lease.backendKind === "local") localWaits.notify(lease.resource, lease.businessKey);
-      },
-      releasing: (lease) => {
-        const current = registry.byId(lease.lockId) === lease;
-        registry.remove(lease);
-        return current;
-      },
-    };
+    const parts = buildClient(this, resolved);
+    this.ctx = parts.ctx;
+    this.lifecycle = parts.lifecycle;
+    this.shutdown = () => parts.shutdown();
     this.services = {
       reportStaleFence: (lock, report) => this.reportStaleFence(lock, report),
     };
-    this.heartbeat = new Heartbeat({
-      connection,
-      localMode: ctx.localMode,
-      intervalMs: resolved.heartbeatIntervalMs,
-      requestTimeoutMs: resolved.requestTimeoutMs,
-      onError: resolved.onError,
-      tier: () => this.tierInUse(),
-    });
-    connection.onChange((state) => {
-      if (state === "open") for (const name of resolved.resources) void ctx.policies.fetch(name);
-    });
   }
 
   /** The connection to the server: `connecting`, `open`, `down` (reconnecting) or `closed`. */
@@ -193,9 +120,10 @@ export class Warden {
 
   /** Who holds `(resource, businessKey)` now, in any tier; null when it is free. */
   async inspect(resource: string, businessKey: string): Promise<LockInfo | null> {
-    const request = resolveAcquire(resource, businessKey, {}, 0);
-    const { lease } = await this.query(
-      (api, signal) => api.lock.inspect.query(request, { signal }),
+    const key = validateLockKey({ resource, businessKey });
+    const { lease } = await clientQuery(
+      this.ctx,
+      (api, signal) => api.lock.inspect.query(key, { signal }),
       "inspect",
       resource,
     );
@@ -227,9 +155,12 @@ export class Warden {
 
   /** Waiters queued for a resource (one key with `businessKey`) on the server, in queue order. */
   async waiters(resource: string, businessKey?: string): Promise<WaiterInfo[]> {
-    resolveAcquire(resource, businessKey ?? "-", {}, 0);
-    const input = businessKey === undefined ? { resource } : { resource, businessKey };
-    const result = await this.query(
+    const input =
+      businessKey === undefined
+        ? { resource: validateResource(resource) }
+        : validateLockKey({ resource, businessKey });
+    const result = await clientQuery(
+      this.ctx,
       (api, signal) => api.holder.waiters.query(input, { signal }),
       "waiters",
       resource,
@@ -252,36 +183,6 @@ export class Warden {
     return this.close();
   }
 
-  private async shutdown(): Promise<void> {
-    const { ctx } = this;
-    ctx.closing = true;
-    this.heartbeat.stop();
-    await Promise.allSettled(
-      ctx.registry
-        .all()
-        .map((lease) =>
-          lease.terminate(new LeaseLostError(lease.lockId, "the Warden client was closed")),
-        ),
-    );
-    ctx.cleanup.close();
-    await ctx.connection.close();
-    await ctx.localStore.close();
-  }
-
-  private async query<T>(
-    run: (api: ApiClient, signal: AbortSignal) => Promise<T>,
-    operation: string,
-    resource: string,
-  ): Promise<T> {
-    if (this.ctx.closing) throw new LockUnavailableError("the Warden client is closed");
-    try {
-      return await this.ctx.connection.call(run, this.ctx.options.requestTimeoutMs);
-    } catch (error) {
-      const context = { operation, resource };
-      throw failureToError(classifyFailure(error, context), context);
-    }
-  }
-
   private reportStaleFence(lock: Lock, report: StaleFenceReport): void {
     const input = {
       resource: lock.resource,
@@ -292,17 +193,14 @@ export class Warden {
       target: report.target.slice(0, 200),
       ...(report.currentFence === null ? {} : { currentFence: report.currentFence }),
     };
-    this.query(
+    clientQuery(
+      this.ctx,
       (api, signal) => api.lock.reportStaleFence.mutate(input, { signal }),
       "reportStaleFence",
       lock.resource,
     ).catch((error: unknown) =>
       this.ctx.options.onError(error, `reporting stale fence ${input.fence}`),
     );
-  }
-
-  private tierInUse(): Tier {
-    return this.ctx.localMode.localSinceMs !== null ? "local" : (this.ctx.serverTier ?? "redis");
   }
 }
 

@@ -1,0 +1,111 @@
+import { LeaseLostError, LocalLockStore, type Tier } from "@warden/core";
+import { CleanupQueue } from "../cleanup/cleanup-queue.js";
+import { Heartbeat } from "../heartbeat/heartbeat.js";
+import { LeaseRegistry } from "../lease/lease-registry.js";
+import type { LeaseLifecycle } from "../lease/lease.js";
+import { LocalBackend } from "../local/local-backend.js";
+import { LocalModeTracker } from "../local/local-mode.js";
+import { LocalWaits } from "../local/local-waits.js";
+import type { ResolvedWardenOptions } from "../options/resolve-warden-options.js";
+import { PolicyCache } from "../policy/policy-cache.js";
+import { RemoteBackend } from "../remote/remote-backend.js";
+import { Connection } from "../transport/connection.js";
+import { AcquireTracker } from "./acquire-tracker.js";
+import type { ClientContext } from "./client-context.js";
+
+/** The parts of one client, wired together and running. */
+export interface ClientParts {
+  readonly ctx: ClientContext;
+  readonly lifecycle: LeaseLifecycle;
+  /** Ends everything; see `Warden.close`. */
+  shutdown(): Promise<void>;
+}
+
+/**
+ * Builds one client's parts and starts them: the connection (which starts connecting),
+ * the heartbeat, the clean-up queue, and the policy prefetch of `options.resources` on
+ * every connect. `owner` is the `Warden` object, the key of its ambient-owner scopes.
+ */
+export function buildClient(owner: object, options: ResolvedWardenOptions): ClientParts {
+  const connection = new Connection(options);
+  const registry = new LeaseRegistry();
+  const acquiring = new AcquireTracker();
+  const localWaits = new LocalWaits();
+  const localStore = new LocalLockStore();
+  const { requestTimeoutMs, onError } = options;
+  const cleanup = new CleanupQueue({
+    connection,
+    registry,
+    clientId: options.clientId,
+    requestTimeoutMs,
+    onError,
+    acquiring: (resource, businessKey, ownerId) => acquiring.has(resource, businessKey, ownerId),
+  });
+  const ctx: ClientContext = {
+    owner,
+    options,
+    connection,
+    registry,
+    acquiring,
+    policies: new PolicyCache(connection, requestTimeoutMs, onError),
+    cleanup,
+    remote: new RemoteBackend({
+      connection,
+      cleanup,
+      requestTimeoutMs,
+      onError,
+      noteTier: (tier) => {
+        ctx.serverTier = tier;
+      },
+    }),
+    localStore,
+    local: new LocalBackend(localStore, (lease) =>
+      localWaits.notify(lease.resource, lease.businessKey),
+    ),
+    localWaits,
+    localMode: new LocalModeTracker(),
+    serverTier: null,
+    closing: false,
+  };
+  const lifecycle: LeaseLifecycle = {
+    ended: (lease) => {
+      registry.ended(lease);
+      ctx.localMode.stopped(lease.tier);
+      if (lease.backendKind === "local") localWaits.notify(lease.resource, lease.businessKey);
+    },
+    releasing: (lease) => {
+      const current = registry.byId(lease.lockId) === lease;
+      registry.remove(lease);
+      return current;
+    },
+  };
+  const heartbeat = new Heartbeat({
+    connection,
+    localMode: ctx.localMode,
+    intervalMs: options.heartbeatIntervalMs,
+    requestTimeoutMs,
+    onError,
+    tier: (): Tier => (ctx.localMode.localSinceMs !== null ? "local" : (ctx.serverTier ?? "redis")),
+  });
+  connection.onChange((state) => {
+    if (state === "open") for (const name of options.resources) void ctx.policies.fetch(name);
+  });
+  return {
+    ctx,
+    lifecycle,
+    async shutdown() {
+      ctx.closing = true;
+      heartbeat.stop();
+      await Promise.allSettled(
+        registry
+          .all()
+          .map((lease) =>
+            lease.terminate(new LeaseLostError(lease.lockId, "the Warden client was closed")),
+          ),
+      );
+      cleanup.close();
+      await connection.close();
+      await localStore.close();
+    },
+  };
+}

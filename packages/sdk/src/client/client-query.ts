@@ -1,0 +1,26 @@
+import { LockUnavailableError } from "@warden/core";
+import type { ApiClient } from "../transport/api-client.js";
+import { classifyFailure, failureToError } from "../transport/map-error.js";
+import type { ClientContext } from "./client-context.js";
+
+/**
+ * One query or mutation that is not a lock command (inspect, waiters, reports), with the
+ * server's errors turned into typed ones.
+ *
+ * @throws LockUnavailableError - the client is closed or the server unreachable.
+ * @throws OutcomeUnknownError - no answer in time.
+ */
+export async function clientQuery<T>(
+  ctx: ClientContext,
+  run: (api: ApiClient, signal: AbortSignal) => Promise<T>,
+  operation: string,
+  resource: string,
+): Promise<T> {
+  if (ctx.closing) throw new LockUnavailableError("the Warden client is closed");
+  try {
+    return await ctx.connection.call(run, ctx.options.requestTimeoutMs);
+  } catch (error) {
+    const context = { operation, resource };
+    throw failureToError(classifyFailure(error, context), context);
+  }
+}
