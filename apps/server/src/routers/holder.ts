@@ -15,6 +15,7 @@ export const holderRouter = router({
       input.businessKey === undefined
         ? await services.locks.list({
             resource: resource.name,
+            ...(input.tier === undefined ? {} : { tier: input.tier }),
             ...(input.cursor === undefined ? {} : { cursor: input.cursor }),
             ...(input.limit === undefined ? {} : { limit: input.limit }),
           })

@@ -2,6 +2,8 @@ import { resourceListInputSchema, resourceNameInputSchema } from "../schemas/adm
 import { resourceCreateSchema, resourceUpdateSchema } from "../schemas/resource-policy.js";
 import { authedProcedure, editorProcedure, router } from "../trpc.js";
 
+const TIERS = ["redis", "mysql", "local"] as const;
+
 /** The resource registry. A tenant key sees and edits only its tenant's resources. */
 export const resourceRouter = router({
   /** Resources the caller may see, by name; `cursor` is the last name of the previous page. */
@@ -29,8 +31,18 @@ export const resourceRouter = router({
   /** Retires a resource; CONFLICT while it has live locks. */
   retire: editorProcedure.input(resourceNameInputSchema).mutation(({ ctx, input }) =>
     ctx.services.registry.retire(ctx.principal, input.name, async (name) => {
-      const page = await ctx.services.locks.list({ resource: name, limit: 1 });
-      return page.leases.length > 0;
+      // Every tier: leases granted before a tier switch live on where they were granted.
+      // If the current tier cannot answer, refuse rather than guess; a tier that is down
+      // and not current grants nothing new, and its holders may still release.
+      const pages = await Promise.all(
+        TIERS.map((tier) =>
+          ctx.services.locks.list({ resource: name, limit: 1, tier }).then(
+            (page) => page.leases.length > 0,
+            () => tier === ctx.services.locks.tier,
+          ),
+        ),
+      );
+      return pages.some(Boolean);
     }),
   ),
 });

@@ -8,6 +8,7 @@ import {
   lockIdSchema,
   pageLimitSchema,
   resourceNameSchema,
+  tierSchema,
   waitMsSchema,
 } from "./common.js";
 
@@ -62,6 +63,9 @@ export const staleFenceReportSchema = z.object({
 export const holderListInputSchema = z.object({
   resource: resourceNameSchema,
   businessKey: businessKeySchema.optional(),
+  /** Which tier's leases to list (default: the current tier); during a degrade Redis
+   * leases may still be live while grants go to MySQL. */
+  tier: tierSchema.optional(),
   cursor: cursorSchema.optional(),
   limit: pageLimitSchema.optional(),
 });
