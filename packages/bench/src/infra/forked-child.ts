@@ -80,14 +80,15 @@ export class ForkedChild {
 
   /**
    * Forks `modulePath` (TypeScript, run through tsx's loader) and waits for its `ready`
-   * message. The child's stdout and stderr go to ours.
+   * message. The child's stdout and stderr go to our stderr.
    */
   static async fork(modulePath: string, options: ForkOptions): Promise<ForkedChild> {
     const child = fork(modulePath, [], {
       execArgv: ["--import", TSX_LOADER, ...(options.nodeFlags ?? [])],
       env: options.env,
       serialization: "advanced",
-      stdio: ["ignore", "inherit", "inherit", "ipc"],
+      // Both to our stderr: stdout carries only the report, so `pnpm bench > r.md` works.
+      stdio: ["ignore", 2, 2, "ipc"],
     });
     const ready = new Promise<Record<string, unknown>>((resolve, reject) => {
       const timer = setTimeout(

@@ -11,14 +11,13 @@ import { benchWarden, type SdkTarget } from "../variants/sdk.js";
 const HOLD_CONCURRENCY = 64;
 /** How long waiters wait at most, in ms: longer than the measurement. */
 const WAITER_WAIT_MS = 120_000;
-/** Longest wait for the server to list every waiter, in ms. */
-const WAITERS_QUEUED_TIMEOUT_MS = 60_000;
 const POLL_MS = 250;
 /**
- * Share of the lease spent taking locks; the rest covers queueing the waiters and reading
- * the RSS before the first lock lapses.
+ * Shares of the lease, from the first grant, by which taking locks stops and by which the
+ * waiters must be queued: the RSS must be read before the first lock lapses.
  */
-const ACQUIRE_BUDGET_SHARE = 2 / 3;
+const ACQUIRE_BUDGET_SHARE = 0.5;
+const QUEUE_BUDGET_SHARE = 0.8;
 
 /** `h:000000` …: one key per held lock. */
 function holdKey(index: number): string {
@@ -31,7 +30,7 @@ function holdKey(index: number): string {
  * SDK clients (one WebSocket each). The locks are taken over a raw tRPC WebSocket, not
  * the SDK: an SDK would renew 100 000 leases (a third of the lease apart), and the point
  * is the server's memory, not a renewal storm. Leases are capped at 60 s, so taking
- * stops after {@link ACQUIRE_BUDGET_SHARE} of the lease even if fewer than `locks` were
+ * stops after half the lease even if fewer than `locks` were
  * granted by then — a slower server holds fewer live locks, and the report says how many.
  * Waiters queue on the newest locks, which lapse last. Nothing is released: the bench
  * stops the server (and this process) right after reading the RSS.
@@ -72,7 +71,8 @@ export class ServerHold {
     );
     this.grantedAtMs = grantedAtMs;
     const acquireMs = performance.now() - started;
-    await this.queueWaiters(grantedAtMs.length, waiters, waiterClients);
+    const queueBy = started + this.target.leaseMs * QUEUE_BUDGET_SHARE;
+    await this.queueWaiters(grantedAtMs.length, waiters, waiterClients, queueBy);
     return {
       requested: locks,
       granted: grantedAtMs.length,
@@ -90,9 +90,14 @@ export class ServerHold {
   }
 
   /** Queues `waiters` blocking acquires on the newest of the `held` locks. */
-  private async queueWaiters(held: number, waiters: number, waiterClients: number) {
+  private async queueWaiters(
+    held: number,
+    waiters: number,
+    waiterClients: number,
+    deadline: number,
+  ) {
     // Every waiter listens on the one cancel signal: that many listeners is intended.
-    setMaxListeners(waiters + 10, this.cancel.signal);
+    setMaxListeners(waiters * 4 + 10, this.cancel.signal);
     for (let i = 0; i < waiterClients; i += 1) {
       this.clients.push(benchWarden(this.target, `bench-waiter-${process.pid}-${i}`));
     }
@@ -106,8 +111,9 @@ export class ServerHold {
         // Ends when the hold is closed (aborted) or a lease lapses (granted): either is fine.
         .catch(() => undefined);
     }
-    const deadline = performance.now() + WAITERS_QUEUED_TIMEOUT_MS;
-    while ((await this.queued()) < waiters && performance.now() < deadline) {
+    for (let queued = await this.queued(); queued < waiters; queued = await this.queued()) {
+      if (performance.now() >= deadline) break;
+      console.error(`hold: ${queued} of ${waiters} waiters queued`);
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     }
   }

@@ -58,19 +58,21 @@ function memorySection(report: BenchReport): string[] {
   }
   const server = report.serverMemory;
   if (server) {
-    const short =
-      server.liveLocks < server.requestedLocks
-        ? ` — not the ${formatRate(server.requestedLocks)} asked for: at ` +
-          `${formatRate(server.holdGrantsPerSec)} grants/s the server cannot take that many ` +
-          `within one 60 s lease (the hard cap), so no more can be live at once without renewals`
-        : "";
     lines.push(
-      `- Server RSS: **${server.rssMb.toFixed(0)} MiB** with ${formatRate(server.liveLocks)} live locks${short} ` +
+      `- Server RSS: **${server.rssMb.toFixed(0)} MiB** with ${formatRate(server.liveLocks)} live locks ` +
         `and ${formatRate(server.waiters)} queued waiters on ${server.waiterClients} SDK connections ` +
         `(idle after the rounds: ${server.baselineRssMb.toFixed(0)} MiB, so ~` +
-        `${server.rssPerLockKb.toFixed(2)} KiB per lock; the locks took ` +
-        `${(server.holdAcquireMs / 1000).toFixed(1)} s to acquire).`,
+        `${server.rssPerLockKb.toFixed(1)} KiB per lock, waiters included; the locks took ` +
+        `${(server.holdAcquireMs / 1000).toFixed(1)} s at ${formatRate(server.holdGrantsPerSec)} grants/s).`,
     );
+    if (server.liveLocks < server.requestedLocks) {
+      lines.push(
+        `- Not the ${formatRate(server.requestedLocks)} live locks asked for: leases are capped at ` +
+          `60 s, so at ${formatRate(server.holdGrantsPerSec)} grants/s this server cannot have more ` +
+          `than ~${formatRate(server.holdGrantsPerSec * 60)} live at once without renewals, and ` +
+          `the RSS is read before the first lock lapses (taking stops after 30 s).`,
+      );
+    }
   }
   return lines;
 }

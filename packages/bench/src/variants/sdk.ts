@@ -9,13 +9,22 @@ export interface SdkTarget {
   readonly leaseMs: number;
 }
 
-/** A Warden client of the bench: errors of background work fail loudly in the bench log. */
+/**
+ * A Warden client of the bench. Errors of background work (a release retried in the
+ * background, a heartbeat) go to the log, one line each; those of a client being closed
+ * are expected and left out.
+ */
 export function benchWarden(target: SdkTarget, clientId: string): Warden {
   return createWarden({
     url: target.serverUrl,
     apiKey: target.apiKey,
     clientId,
-    onError: (error, context) => console.error(`[${clientId}] ${context}:`, error),
+    onError: (error, context) => {
+      const name = error instanceof Error ? error.name : "Error";
+      if (name === "ClientClosedError") return;
+      const message = error instanceof Error ? error.message : String(error);
+      console.error(`[${clientId}] ${context}: ${name}: ${message}`);
+    },
   });
 }
 
