@@ -22,6 +22,7 @@ void describe("console against the real stack", { timeout: 300_000 }, () => {
   let page: Page;
   let locks: ReturnType<typeof lockClient>;
   let held: Lock;
+  let waiting: Promise<Lock>;
   const resource = `e2e:settle-${Date.now().toString(36)}`;
   const businessKey = "order-42";
 
@@ -93,6 +94,9 @@ void describe("console against the real stack", { timeout: 300_000 }, () => {
     await page.waitForTimeout(1_500);
     const second = await row.getByTestId("holder-countdown").innerText();
     assert.notEqual(first, second, "the countdown ticks client-side");
+    // A second task blocks on the same key: it shows as a waiter, first in the queue.
+    waiting = locks.acquire(resource, businessKey, "settle-job-8", LEASE_MS, 30_000);
+    await page.getByTestId("waiters-table").getByText("settle-job-8").waitFor({ timeout: 5_000 });
     await shot("03-holder-live");
   });
 
@@ -137,7 +141,15 @@ void describe("console against the real stack", { timeout: 300_000 }, () => {
       });
     });
     assert.ok(aborted, "the holder's lock signal aborts after a force-release");
+    // The waiter gets the key next, with a greater fence, and shows up live.
+    const next = await waiting;
+    assert.ok(BigInt(next.fence ?? "0") > BigInt(held.fence ?? "0"), "fences only grow");
+    await page
+      .getByTestId("holder-fence")
+      .filter({ hasText: next.fence ?? "" })
+      .waitFor({ timeout: 5_000 });
     await shot("05-force-released");
+    await next.release();
   });
 
   void it("finds the force-release by fence, with who and why", async () => {
@@ -171,7 +183,7 @@ void describe("console against the real stack", { timeout: 300_000 }, () => {
     await page.getByTestId("key-timeline").waitFor();
     await shot("08-resource-detail", true);
     await page.goto(`${stack.webUrl}/alerts`);
-    await page.getByTestId("alert-list").waitFor();
+    await page.locator('[data-testid="alert-list"], [data-testid="alert-list-empty"]').waitFor();
     await shot("09-alerts");
     await page.goto(`${stack.webUrl}/`);
     await page.getByText("e2e-billing-worker-1").first().waitFor();

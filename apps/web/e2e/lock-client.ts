@@ -18,8 +18,9 @@ export function lockClient(apiUrl: string, apiKey: string, clientId: string) {
       businessKey: string,
       ownerId: string,
       leaseMs: number,
+      waitMs = 5_000,
     ): Promise<Lock> {
-      return warden.acquire(resource, businessKey, { ownerId, leaseMs, waitMs: 5_000 });
+      return warden.acquire(resource, businessKey, { ownerId, leaseMs, waitMs });
     },
     /**
      * A small workload so charts, the hold-time histogram and the suggested lease have

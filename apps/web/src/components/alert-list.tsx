@@ -13,7 +13,12 @@ export function AlertList({
   readonly limit?: number;
 }) {
   const shown = limit === undefined ? alerts : alerts.slice(0, limit);
-  if (shown.length === 0) return <p className="empty">No active alerts.</p>;
+  if (shown.length === 0)
+    return (
+      <p className="empty" data-testid="alert-list-empty">
+        No active alerts.
+      </p>
+    );
   return (
     <ul className="alert-list" data-testid="alert-list">
       {shown.map((alert) => (

@@ -48,7 +48,7 @@ export function HoldersTable({ rows, canOperate, onForceRelease }: HoldersTableP
               data-lock-id={row.lockId}
             >
               <td className="mono">{row.businessKey}</td>
-              <td className="mono">
+              <td className="mono wrap-narrow">
                 {row.clientId} / {row.ownerId}
                 {row.reentry > 1 ? <span className="faint"> ×{row.reentry}</span> : null}
               </td>
@@ -67,7 +67,11 @@ export function HoldersTable({ rows, canOperate, onForceRelease }: HoldersTableP
               <td>{row.tier}</td>
               <td className="num">
                 {row.age}
-                {row.overdue ? <span className="pill tone-amber"> &gt;3× expected</span> : null}
+                {row.overdue ? (
+                  <div>
+                    <span className="pill tone-amber">&gt;3× expected</span>
+                  </div>
+                ) : null}
               </td>
               <td
                 className={`num ${COUNTDOWN_CLASS[row.countdown.state]}`}

@@ -20,7 +20,7 @@ import { LIVE_REFRESH_MS } from "./use-tier-status";
 
 const CHART_WINDOW_SEC = 300;
 const CHART_STEP_SEC = 5;
-/** Windows the per-key timeline offers, in ms; the second is the default. */
+/** Windows the per-key timeline offers, in ms; the first is the default. */
 export const TIMELINE_WINDOWS_MS = [60_000, 300_000, 900_000] as const;
 
 /** A waiter in queue order. */
@@ -101,7 +101,7 @@ export function useResourceDetail(name: string): ResourceDetailView {
   const recent = useQuery(trpc.event.search.queryOptions({ resource: name, limit: 1_000 }, live));
 
   const [chosenKey, setTimelineKey] = useState<string | null>(null);
-  const [timelineWindowMs, setTimelineWindowMs] = useState<number>(TIMELINE_WINDOWS_MS[1]);
+  const [timelineWindowMs, setTimelineWindowMs] = useState<number>(TIMELINE_WINDOWS_MS[0]);
   const liveKeys = useMemo(
     () => [...new Set((holders.data?.holders ?? []).map((lease) => lease.businessKey))].sort(),
     [holders.data],

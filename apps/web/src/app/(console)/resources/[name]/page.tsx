@@ -80,39 +80,83 @@ export default function ResourceDetailPage() {
           {notice}
         </div>
       ) : null}
-      <div className="grid" style={{ gridTemplateColumns: "minmax(0, 3fr) minmax(260px, 1fr)" }}>
-        <section className="card" aria-labelledby="holders-title">
-          <h2 id="holders-title">
-            Live holders <span className="faint num">({detail.holders.length})</span>
-          </h2>
-          {detail.holdersError ? (
-            <div className="notice tone-red" role="alert">
-              {detail.holdersError}
+      <section className="card" aria-labelledby="holders-title">
+        <h2 id="holders-title">
+          Live holders <span className="faint num">({detail.holders.length})</span>
+        </h2>
+        {detail.holdersError ? (
+          <div className="notice tone-red" role="alert">
+            {detail.holdersError}
+          </div>
+        ) : null}
+        <HoldersTable
+          rows={detail.holders}
+          canOperate={session.canOperate}
+          onForceRelease={(row) => {
+            release.reset();
+            setNotice(null);
+            setTarget({
+              resource: name,
+              businessKey: row.businessKey,
+              lockId: row.lockId,
+              fence: row.fence,
+              clientId: row.clientId,
+              ownerId: row.ownerId,
+            });
+          }}
+        />
+        {!session.canOperate ? (
+          <p className="faint">Force release needs the operator role.</p>
+        ) : null}
+        <h2 style={{ marginTop: 16 }}>
+          Waiters <span className="faint num">({detail.waiters.length})</span>
+        </h2>
+        <WaitersTable rows={detail.waiters} fair={detail.fair} />
+      </section>
+      <div
+        className="grid"
+        style={{ gridTemplateColumns: "minmax(0, 3fr) minmax(260px, 1fr)", alignItems: "start" }}
+      >
+        <section className="card" aria-labelledby="timeline-title">
+          <div className="page-head" style={{ marginBottom: 8 }}>
+            <h2 id="timeline-title">Who held the key when</h2>
+            <div className="actions">
+              <div className="field">
+                <label htmlFor="timeline-window">Window</label>
+                <select
+                  id="timeline-window"
+                  value={detail.timelineWindowMs}
+                  onChange={(event) => detail.setTimelineWindowMs(Number(event.target.value))}
+                >
+                  {TIMELINE_WINDOWS_MS.map((ms) => (
+                    <option key={ms} value={ms}>
+                      last {ms / 60_000} min
+                    </option>
+                  ))}
+                </select>
+              </div>
+              <div className="field" style={{ minWidth: 260 }}>
+                <label htmlFor="timeline-key">Key</label>
+                <select
+                  id="timeline-key"
+                  value={detail.timelineKey ?? ""}
+                  onChange={(event) => detail.setTimelineKey(event.target.value)}
+                >
+                  {detail.keys.length === 0 ? <option value="">no keys seen</option> : null}
+                  {detail.keys.map((key) => (
+                    <option key={key} value={key}>
+                      {key}
+                    </option>
+                  ))}
+                </select>
+              </div>
             </div>
-          ) : null}
-          <HoldersTable
-            rows={detail.holders}
-            canOperate={session.canOperate}
-            onForceRelease={(row) => {
-              release.reset();
-              setNotice(null);
-              setTarget({
-                resource: name,
-                businessKey: row.businessKey,
-                lockId: row.lockId,
-                fence: row.fence,
-                clientId: row.clientId,
-                ownerId: row.ownerId,
-              });
-            }}
+          </div>
+          <KeyTimelineView
+            timeline={detail.timeline}
+            fromMs={detail.timelineFromMs}
+            toMs={detail.timelineToMs}
           />
-          {!session.canOperate ? (
-            <p className="faint">Force release needs the operator role.</p>
-          ) : null}
-          <h2 style={{ marginTop: 16 }}>
-            Waiters <span className="faint num">({detail.waiters.length})</span>
-          </h2>
-          <WaitersTable rows={detail.waiters} fair={detail.fair} />
         </section>
         <section className="card" aria-labelledby="policy-title">
           <h2 id="policy-title">Policy</h2>
@@ -148,47 +192,6 @@ export default function ResourceDetailPage() {
           ) : null}
         </section>
       </div>
-      <section className="card" aria-labelledby="timeline-title">
-        <div className="page-head" style={{ marginBottom: 8 }}>
-          <h2 id="timeline-title">Who held the key when</h2>
-          <div className="actions">
-            <div className="field">
-              <label htmlFor="timeline-window">Window</label>
-              <select
-                id="timeline-window"
-                value={detail.timelineWindowMs}
-                onChange={(event) => detail.setTimelineWindowMs(Number(event.target.value))}
-              >
-                {TIMELINE_WINDOWS_MS.map((ms) => (
-                  <option key={ms} value={ms}>
-                    last {ms / 60_000} min
-                  </option>
-                ))}
-              </select>
-            </div>
-            <div className="field" style={{ minWidth: 260 }}>
-              <label htmlFor="timeline-key">Key</label>
-              <select
-                id="timeline-key"
-                value={detail.timelineKey ?? ""}
-                onChange={(event) => detail.setTimelineKey(event.target.value)}
-              >
-                {detail.keys.length === 0 ? <option value="">no keys seen</option> : null}
-                {detail.keys.map((key) => (
-                  <option key={key} value={key}>
-                    {key}
-                  </option>
-                ))}
-              </select>
-            </div>
-          </div>
-        </div>
-        <KeyTimelineView
-          timeline={detail.timeline}
-          fromMs={detail.timelineFromMs}
-          toMs={detail.timelineToMs}
-        />
-      </section>
       <div className="grid grid-3">
         <section className="card" aria-labelledby="rate-chart-title">
           <h2 id="rate-chart-title">Acquires per second</h2>
