@@ -152,6 +152,56 @@ describe("lock router", () => {
     expect(error.cause).toMatchObject({ code: "LEASE_LOST" });
   });
 
+  it("follows the resource's policy when the tier is mysql or local", async () => {
+    const operator = await h.operator("operator");
+    const denyLocal = await registerResource(tenant);
+    const allowLocal = await registerResource(tenant, { localFallback: "allow" });
+    const noDegrade = await tenant
+      .caller()
+      .resource.update({ name: await registerResource(tenant), patch: { degrade: false } });
+    try {
+      await operator.caller().tier.override({ tier: "mysql", reason: "test: mysql tier" });
+      const onMysql = await tenant
+        .caller()
+        .lock.acquire({ resource: denyLocal, businessKey: "k", ownerId: "o" });
+      expect(onMysql).toMatchObject({ granted: true, tier: "mysql", currentTier: "mysql" });
+      if (!onMysql.granted) throw new Error("expected a grant");
+      expect(onMysql.fence).toMatch(/^\d+$/);
+      await tenant.caller().lock.release({
+        resource: denyLocal,
+        businessKey: "k",
+        lockId: onMysql.lockId,
+        tier: onMysql.tier,
+      });
+      const refused = await expectCode(
+        tenant.caller().lock.acquire({ resource: noDegrade.name, businessKey: "k", ownerId: "o" }),
+        "SERVICE_UNAVAILABLE",
+      );
+      expect(refused.cause).toMatchObject({ code: "LOCK_UNAVAILABLE" });
+
+      await operator.caller().tier.override({ tier: "local", reason: "test: local tier" });
+      await expectCode(
+        tenant.caller().lock.acquire({ resource: denyLocal, businessKey: "k", ownerId: "o" }),
+        "SERVICE_UNAVAILABLE",
+      );
+      const local = await tenant
+        .caller()
+        .lock.acquire({ resource: allowLocal, businessKey: "k", ownerId: "o" });
+      expect(local).toMatchObject({
+        granted: true,
+        tier: "local",
+        fence: null,
+        currentTier: "local",
+      });
+    } finally {
+      // Released from a forced tier, the controller recovers slowly (hold-down); force
+      // Redis first so the next tests start there at once.
+      await operator.caller().tier.override({ tier: "redis", reason: "test: back to redis" });
+      await operator.caller().tier.override({ tier: null, reason: "test: back to automatic" });
+    }
+    expect(h.services.locks.tier).toBe("redis");
+  });
+
   it("waits server-side and wakes on release, not on a poll", async () => {
     const key = { resource, businessKey: `wait-${uid()}` };
     const holder = tenant.caller();
