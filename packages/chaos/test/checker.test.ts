@@ -22,12 +22,15 @@ function cleanRun(): { events: ChaosEvent[]; facts: RunFacts } {
   worker(0, "w1", "start");
   let balance = 100;
   let fence = 10;
+  let lastFence = 10;
   // Healthy turns every 250 ms, alternating workers, each writing +1.
   for (let t = 100, seq = 0; t < 6_000; t += 250, seq += 1) {
     if (t > 900 && t < 3_000) continue; // the paused holder has the account
     const w = seq % 2 === 0 ? "w0" : "w1";
     const lockId = `L${seq}`;
-    fence += 1;
+    // Fences grow with time; the paused holder's (50, granted at 950) sits in between.
+    fence = t < 950 ? 10 + seq : 100 + seq;
+    lastFence = fence;
     const opId = `${w}.0.${seq}`;
     worker(t, w, "granted", { lockId, fence: String(fence), tier: "redis", opId });
     worker(t + 50, w, "write", { lockId, outcome: "applied", opId });
@@ -46,8 +49,14 @@ function cleanRun(): { events: ChaosEvent[]; facts: RunFacts } {
     });
     balance += 1;
   }
-  // The paused holder: granted at 950 with fence 5 (older than what follows), late write stale.
-  worker(950, "w0", "granted", { lockId: "Lpaused", fence: "5", tier: "redis" });
+  // The paused holder: granted at 950 with fence 50 (older than what follows), late write stale.
+  worker(940, "w0", "acquire", { opId: "w0.0.paused" });
+  worker(950, "w0", "granted", {
+    lockId: "Lpaused",
+    fence: "50",
+    tier: "redis",
+    opId: "w0.0.paused",
+  });
   worker(3_010, "w0", "write", { lockId: "Lpaused", outcome: "stale" });
   worker(3_020, "w0", "release", { lockId: "Lpaused" });
   const nemesis = (
@@ -76,7 +85,7 @@ function cleanRun(): { events: ChaosEvent[]; facts: RunFacts } {
     leaseMs: 2_000,
     recoveryBoundMs: 5_500,
     minAcceptedWrites: 5,
-    accounts: [{ id: "a", initial: 100, balance, fence: String(fence) }],
+    accounts: [{ id: "a", initial: 100, balance, fence: String(lastFence) }],
     ledger,
     stuckLocks: [],
     processes: { started: 10, stillRunning: [] },
@@ -206,7 +215,7 @@ describe("checker on hand-made logs", () => {
       ev: "granted",
       account: "a",
       lockId: "Lin",
-      fence: "20",
+      fence: "60",
       tier: "redis",
     });
     events.push({
@@ -224,6 +233,58 @@ describe("checker on hand-made logs", () => {
     expect(report.totals.unfencedOverlaps).toBe(1);
     // Overlaps are what fences are for: counted, not failed.
     expect(report.ok).toBe(true);
+  });
+
+  it("flags a fence that did not grow: a grant asked for after a larger fence was granted", () => {
+    const { events, facts } = cleanRun();
+    // w1 asks at 5 000, after every earlier grant arrived, and gets a fence below them.
+    events.push({
+      src: "worker",
+      mono: 5_000,
+      wall: 5_000,
+      worker: "w1",
+      inc: 0,
+      ev: "acquire",
+      account: "a",
+      opId: "w1.0.late",
+    });
+    events.push({
+      src: "worker",
+      mono: 5_010,
+      wall: 5_010,
+      worker: "w1",
+      inc: 0,
+      ev: "granted",
+      account: "a",
+      opId: "w1.0.late",
+      lockId: "Llow",
+      fence: "12",
+      tier: "redis",
+    });
+    events.push({
+      src: "worker",
+      mono: 5_020,
+      wall: 5_020,
+      worker: "w1",
+      inc: 0,
+      ev: "claimed",
+      account: "a",
+      lockId: "Llow",
+      outcome: "stale",
+    });
+    events.push({
+      src: "worker",
+      mono: 5_030,
+      wall: 5_030,
+      worker: "w1",
+      inc: 0,
+      ev: "release",
+      account: "a",
+      lockId: "Llow",
+    });
+    const report = checkRun(events, facts);
+    expect(failed(report)).toEqual(["fences only grow per account (S2)"]);
+    expect(report.faults[0]!.fenceRegressions).toBe(1);
   });
 
   it("fails a fault that did not hit, a recovery that never came, stuck locks and leftover processes", () => {

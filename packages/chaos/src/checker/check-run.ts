@@ -2,6 +2,7 @@ import type { ChaosEvent, WorkerEvent } from "../log/events.js";
 import { faultWindows, windowOf } from "./fault-windows.js";
 import { hitEvidence } from "./hit-evidence.js";
 import { auditLedger } from "./ledger-audit.js";
+import { fenceRegressions } from "./fence-order.js";
 import { findOverlaps, holdBeliefs } from "./overlaps.js";
 import { recoveryMs } from "./recovery.js";
 import type { ChaosReport, CheckLine, FaultReport } from "./report.js";
@@ -16,6 +17,7 @@ function zero(): { -readonly [K in keyof Counters]: Counters[K] } {
     staleAccepted: 0,
     lost: 0,
     doubled: 0,
+    fenceRegressions: 0,
     unfencedOverlaps: 0,
   };
 }
@@ -47,6 +49,8 @@ export function checkRun(allEvents: readonly ChaosEvent[], facts: RunFacts): Cha
     else if (finding.kind === "lost") bucket.lost += 1;
     else bucket.doubled += 1;
   }
+  const regressions = fenceRegressions(workers);
+  for (const regression of regressions) at(regression.mono).fenceRegressions += 1;
   for (const overlap of findOverlaps(holdBeliefs(events, facts.endMono))) {
     at(overlap.mono).unfencedOverlaps += 1;
   }
@@ -87,6 +91,14 @@ export function checkRun(allEvents: readonly ChaosEvent[], facts: RunFacts): Cha
     line("no lost update", all.lost === 0, describe("lost")),
     line("no doubled update", all.doubled === 0, describe("doubled")),
     line(
+      "fences only grow per account (S2)",
+      regressions.length === 0,
+      regressions
+        .slice(0, 3)
+        .map((r) => `${r.account}: fence ${r.later.fence} granted after ${r.earlier.fence}`)
+        .join("; ") || "none",
+    ),
+    line(
       "final balance = initial + accepted writes",
       unbalanced.length === 0,
       audit.accounts
@@ -123,6 +135,7 @@ export function checkRun(allEvents: readonly ChaosEvent[], facts: RunFacts): Cha
     totals: {
       acceptedWrites: all.acceptedWrites,
       staleRejected: all.staleRejected,
+      fenceRegressions: all.fenceRegressions,
       unfencedOverlaps: all.unfencedOverlaps,
       recoveryBoundMs: facts.recoveryBoundMs,
     },

@@ -98,23 +98,41 @@ function failover(s: Scope): Hit {
   );
 }
 
+/** Tier recovery waits out a 10 s hold-down, possibly past this window: look 60 s on. */
+const RETURN_HORIZON_MS = 60_000;
+
+function soonAfterHeal(s: Scope, mono: number): boolean {
+  return (
+    s.window.heal !== null && mono >= s.window.heal && mono < s.window.heal + RETURN_HORIZON_MS
+  );
+}
+
 function redisDown(s: Scope): Hit {
   const onMysql = grantsOnTier(s, "mysql", during);
-  const back = grantsOnTier(s, "redis", after) > 0 || observedTier(s, "redis", after);
+  const back =
+    observedTier(s, "redis", soonAfterHeal) || grantsOnTier(s, "redis", soonAfterHeal) > 0;
   return result(
     onMysql > 0 && back,
     `${onMysql} grants on mysql while down; back on redis: ${back}`,
   );
 }
 
+/**
+ * The servers noticed the database was gone: their audit went to the local spool. Whether
+ * Redis kept granting meanwhile is reported, not required: within 60 s of a return to
+ * Redis every grant first checks MySQL for a live lease, and fails closed without it.
+ */
 function wardenDbDown(s: Scope): Hit {
   const onRedis = grantsOnTier(s, "redis", during);
+  const refused = s.workers.filter(
+    (e) => e.ev === "acquire-failed" && e.error === "LockUnavailableError" && during(s, e.mono),
+  ).length;
   const spooled = (when: (o: ObserverEvent) => boolean): number =>
     Math.max(0, ...s.observers.filter((o) => o.up && when(o)).map((o) => o.spooled ?? 0));
   const grew = spooled((o) => inWindow(s, o.mono)) > spooled((o) => o.mono < s.window.start);
   return result(
-    onRedis > 0 && grew,
-    `${onRedis} grants on redis while the database was down; audit spooled: ${grew}`,
+    grew,
+    `audit spooled: ${grew}; ${onRedis} grants on redis and ${refused} acquires refused while the database was down`,
   );
 }
 

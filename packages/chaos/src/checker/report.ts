@@ -7,6 +7,8 @@ export interface FaultReport {
   readonly staleAccepted: number;
   readonly lost: number;
   readonly doubled: number;
+  /** Grants whose fence was not above an earlier grant's for the account (S2). */
+  readonly fenceRegressions: number;
   /** Two workers believing they held one account at once; counted, not failed. */
   readonly unfencedOverlaps: number;
   /** Heal → every live worker granted and every account written again; null if never. */
@@ -33,6 +35,7 @@ export interface ChaosReport {
   readonly totals: {
     readonly acceptedWrites: number;
     readonly staleRejected: number;
+    readonly fenceRegressions: number;
     readonly unfencedOverlaps: number;
     readonly recoveryBoundMs: number;
   };

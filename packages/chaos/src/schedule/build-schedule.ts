@@ -88,15 +88,25 @@ function paramsOf(kind: FaultKind, mode: RunMode, rng: Rng): FaultParams {
   }
 }
 
+/** Faults on the path to Warden's database, which the schedule puts first (see {@link order}). */
+function onDatabasePath(kind: FaultKind): boolean {
+  return kind === "warden-db-down" || kind.startsWith("net-db-");
+}
+
 /**
  * Orders the faults: a seeded shuffle, then each fault that may move the tier off Redis is
  * followed, where possible, by one that does not need Redis as the tier, so that the
  * 10 s hold-down before the return to Redis is spent on another fault rather than idle.
+ * Faults on the database path go first: for 60 s after any return to Redis the servers
+ * check MySQL before every Redis grant and fail closed without it, which would turn "the
+ * database is down while Redis is up" into "nothing is granted" (reported separately).
  */
 function order(kinds: readonly FaultKind[], rng: Rng): FaultKind[] {
-  const tierBound = rng.shuffle(kinds.filter(needsRedisTier));
-  const anyTier = rng.shuffle(kinds.filter((kind) => !needsRedisTier(kind)));
-  const ordered: FaultKind[] = [];
+  const database = rng.shuffle(kinds.filter(onDatabasePath));
+  const rest = kinds.filter((kind) => !onDatabasePath(kind));
+  const tierBound = rng.shuffle(rest.filter(needsRedisTier));
+  const anyTier = rng.shuffle(rest.filter((kind) => !needsRedisTier(kind)));
+  const ordered: FaultKind[] = [...database];
   for (const kind of tierBound) {
     ordered.push(kind);
     const next = anyTier.shift();

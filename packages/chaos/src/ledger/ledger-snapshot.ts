@@ -1,0 +1,45 @@
+import { createConnection } from "mysql2/promise";
+import type { AccountRow, LedgerRow } from "./ledger-types.js";
+
+/** The final state of the ledger database, fences as decimal strings. */
+export async function readLedger(
+  url: string,
+): Promise<{ accounts: AccountRow[]; ledger: LedgerRow[] }> {
+  const connection = await createConnection({
+    uri: url,
+    supportBigNumbers: true,
+    bigNumberStrings: true,
+  });
+  try {
+    const [accounts] = await connection.query(
+      "SELECT id, CAST(initial AS CHAR) AS initial, CAST(balance AS CHAR) AS balance, CAST(fence AS CHAR) AS fence FROM account ORDER BY id",
+    );
+    const [rows] = await connection.query(
+      `SELECT id, op_id, account, worker, lock_id, CAST(fence AS CHAR) AS fence, delta,
+              CAST(balance_before AS CHAR) AS balance_before, CAST(balance_after AS CHAR) AS balance_after, mono
+         FROM ledger ORDER BY id`,
+    );
+    return {
+      accounts: (accounts as Record<string, string | null>[]).map((a) => ({
+        id: a.id!,
+        initial: Number(a.initial),
+        balance: Number(a.balance),
+        fence: a.fence ?? null,
+      })),
+      ledger: (rows as Record<string, string | number>[]).map((r) => ({
+        id: Number(r.id),
+        opId: String(r.op_id),
+        account: String(r.account),
+        worker: String(r.worker),
+        lockId: String(r.lock_id),
+        fence: String(r.fence),
+        delta: Number(r.delta),
+        balanceBefore: Number(r.balance_before),
+        balanceAfter: Number(r.balance_after),
+        mono: Number(r.mono),
+      })),
+    };
+  } finally {
+    await connection.end();
+  }
+}

@@ -1,0 +1,63 @@
+import type { Redis } from "ioredis";
+import { STACK_SETTINGS } from "../../stack/stack-settings.js";
+import { catchWorker, onNextReader } from "../catch-worker.js";
+import type { FaultContext } from "../fault-context.js";
+
+/** The Redis key of the lease `lockId` of `account` (the value starts with the lockId). */
+async function leaseKey(client: Redis, account: string, lockId: string): Promise<string | null> {
+  let cursor = "0";
+  do {
+    const [next, keys] = await client.scan(cursor, "MATCH", `w:*:l:${account}`, "COUNT", 1_000);
+    cursor = next;
+    for (const key of keys) {
+      if ((await client.get(key))?.startsWith(`${lockId}|`)) return key;
+    }
+  } while (cursor !== "0");
+  return null;
+}
+
+/**
+ * Issue item 5, Redis side: a clock jump on the Redis server expires leases early. Debian's
+ * redis-server cannot run under libfaketime, so the effect is injected directly: the
+ * holder is frozen after its read, its lease key gets `PEXPIRE 1`, and it is thawed once
+ * the next holder has read the account. Its write must come back `stale`.
+ */
+export async function redisKeyExpiry(ctx: FaultContext): Promise<void> {
+  const caught = await catchWorker(ctx, "read", (slot) => slot.child.signal("SIGSTOP"));
+  ctx.start();
+  if (!caught?.event.account || !caught.event.lockId) {
+    ctx.observe({ missed: "no worker read an account within 15 s" });
+    ctx.heal();
+    return;
+  }
+  const { slot, event } = caught;
+  const { account, lockId } = event as { account: string; lockId: string };
+  let resumed = false;
+  const resume = (): void => {
+    resumed = true;
+    slot.child.signal("SIGCONT");
+  };
+  const master = await ctx.stack.group.currentMaster();
+  const client = master.client({ lazyConnect: true, maxRetriesPerRequest: 1 });
+  client.on("error", () => undefined);
+  try {
+    ctx.observe({ paused: { worker: slot.id, inc: slot.inc, lockId, account } });
+    const key = await leaseKey(client, account, lockId);
+    const pexpire = key ? await client.pexpire(key, 1) : 0;
+    ctx.observe({ key, pexpire });
+    const reader = await onNextReader(
+      ctx,
+      account,
+      lockId,
+      resume,
+      STACK_SETTINGS.leaseMs + 10_000,
+    );
+    ctx.observe({
+      resumedWhileReading: reader ? { worker: reader.worker, lockId: reader.lockId } : null,
+    });
+  } finally {
+    if (!resumed) resume();
+    client.disconnect();
+  }
+  ctx.heal();
+}

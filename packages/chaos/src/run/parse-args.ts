@@ -1,0 +1,59 @@
+import { parseArgs } from "node:util";
+import type { GuardMode } from "../checker/run-facts.js";
+import type { RunMode } from "../schedule/build-schedule.js";
+import { isFaultKind, type FaultKind } from "../schedule/fault-kinds.js";
+
+/** The command line of `pnpm chaos`. */
+export interface ChaosArgs {
+  readonly mode: RunMode;
+  readonly seed: number;
+  readonly guard: GuardMode;
+  readonly out: string | undefined;
+  readonly only: readonly FaultKind[] | undefined;
+  /** Re-judge an earlier run directory instead of running. */
+  readonly check: string | undefined;
+}
+
+export const USAGE = `usage: pnpm chaos [--quick] [--seed N] [--out FILE] [--guard=rmw|fence-only]
+                  [--only fault,fault…] [--check RUN_DIR]
+  --quick        every numbered fault once, shorter outages (< 3 min); default: full (< 10 min)
+  --seed N       the nemesis schedule (same seed, same schedule); default: from the clock
+  --out FILE     also write the JSON report there
+  --guard        rmw (default): claim before read; fence-only: the negative control,
+                 which must fail the lost-update check
+  --only         run only these faults (debugging)
+  --check DIR    judge an earlier run from its events.jsonl and final.json`;
+
+/** Parses `argv`; throws a message (print it with {@link USAGE}) on anything unknown. */
+export function parseChaosArgs(argv: readonly string[]): ChaosArgs {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      quick: { type: "boolean", default: false },
+      seed: { type: "string" },
+      out: { type: "string" },
+      guard: { type: "string", default: "rmw" },
+      only: { type: "string" },
+      check: { type: "string" },
+      help: { type: "boolean", default: false },
+    },
+    allowPositionals: false,
+  });
+  if (values.help) throw new Error("help");
+  const seed = values.seed === undefined ? Date.now() % 1_000_000 : Number(values.seed);
+  if (!Number.isInteger(seed) || seed < 0)
+    throw new Error(`--seed must be a non-negative integer, not ${values.seed}`);
+  if (values.guard !== "rmw" && values.guard !== "fence-only")
+    throw new Error(`--guard must be rmw or fence-only, not ${values.guard}`);
+  const only = values.only?.split(",").map((name) => name.trim());
+  const unknown = only?.filter((name) => !isFaultKind(name));
+  if (unknown && unknown.length > 0) throw new Error(`unknown faults: ${unknown.join(", ")}`);
+  return {
+    mode: values.quick ? "quick" : "full",
+    seed,
+    guard: values.guard,
+    out: values.out,
+    only: only as FaultKind[] | undefined,
+    check: values.check,
+  };
+}
