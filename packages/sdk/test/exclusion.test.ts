@@ -1,7 +1,14 @@
 import { compareFences } from "@warden/core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { hostname } from "node:os";
-import { LeaseLostError, LockTimeoutError, SDK_VERSION, type Lock } from "../src/index.js";
+import {
+  LeaseLostError,
+  LockTimeoutError,
+  SDK_VERSION,
+  UnauthorizedError,
+  UnknownResourceError,
+  type Lock,
+} from "../src/index.js";
 import { startStack, type Stack } from "./support/stack.js";
 import { delay, until } from "./support/until.js";
 
@@ -163,5 +170,22 @@ test("the heartbeat tells the server who this client is and which tier it uses",
     sdkVersion: SDK_VERSION,
     tier: "redis",
     localSince: null,
+  });
+});
+
+test("a wrong API key and an unknown resource come back as typed errors", async () => {
+  const resource = await stack.resource("typed");
+  const stranger = stack.client({ apiKey: "wdn_not-a-key" });
+  await expect(stranger.acquire(resource, "k", { waitMs: 0 })).rejects.toBeInstanceOf(
+    UnauthorizedError,
+  );
+  const warden = stack.client();
+  await expect(warden.acquire(`${resource}-missing`, "k", { waitMs: 0 })).rejects.toBeInstanceOf(
+    UnknownResourceError,
+  );
+  await expect(
+    warden.acquire(resource, "k", { leaseMs: 60_000, waitMs: 0 }),
+  ).resolves.toMatchObject({
+    tier: "redis",
   });
 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { OutcomeUnknownError } from "../src/index.js";
+import { LeaseLostError, OutcomeUnknownError } from "../src/index.js";
 import { startStack, type Stack } from "./support/stack.js";
 import { startTcpProxy, type TcpProxy } from "./support/tcp-proxy.js";
 import { delay, until } from "./support/until.js";
@@ -60,4 +60,38 @@ test("grant whose reply was lost: OutcomeUnknownError, then the SDK finds the gr
   // its 30 s lease would have expired.
   await until(async () => (await direct.inspect(resource, "k")) === null, 10_000);
   expect(performance.now() - started).toBeLessThan(10_000);
+});
+
+test("a silent server (replies dropped): renewals go unconfirmed, the signal aborts before the lease could end, and the client recovers", async () => {
+  const resource = await stack.resource("s4-silent");
+  const direct = stack.client();
+  const viaProxy = stack.client({
+    url: proxy.url,
+    requestTimeoutMs: 500,
+    pingIntervalMs: 300,
+    pongTimeoutMs: 300,
+    safetyMarginMs: 200,
+    reconnectMaxDelayMs: 200,
+  });
+  const lock = await viaProxy.acquire(resource, "k", { leaseMs: 1_500 });
+  let abortedAtMs = 0;
+  lock.signal.addEventListener("abort", () => {
+    abortedAtMs = Date.now();
+  });
+  proxy.blackhole = true;
+  await until(() => lock.signal.aborted, 5_000);
+  expect(lock.signal.reason).toBeInstanceOf(LeaseLostError);
+  // The store still holds the lease (renewals arrived, their answers did not): the client
+  // gave up before the store's expiry, never after it.
+  const lease = await direct.inspect(resource, "k");
+  expect(lease?.lockId).toBe(lock.lockId);
+  expect(abortedAtMs).toBeLessThan(lease!.expiresAt);
+
+  proxy.blackhole = false;
+  await until(() => viaProxy.state === "open", 10_000);
+  // Releasing a lost lock still releases it at the store (the loss was a doubt).
+  await lock.release();
+  await until(async () => (await direct.inspect(resource, "k")) === null, 5_000);
+  const again = await viaProxy.acquire(resource, "k", { waitMs: 0 });
+  await again.release();
 });

@@ -20,6 +20,8 @@ interface Generation {
 // tRPC's own reconnect loop only runs between a socket's loss and our `lost()` closing
 // that client (the same tick) or after a server-requested reconnect; keep it short.
 const TRPC_RETRY_MS = 100;
+// Longest a connection attempt may take before it counts as failed, in ms (at least).
+const MIN_ATTEMPT_MS = 1_000;
 // The socket is usable once tRPC has also sent the connectionParams frame.
 const OPEN_CHECKS = 200;
 
@@ -130,7 +132,14 @@ export class Connection {
 
   private openGeneration(): Generation | null {
     const generation = this.generation;
-    return generation?.open ? generation : null;
+    if (!generation?.open) return null;
+    // A socket tRPC has started closing (a missed pong) is lost now, not when its close
+    // handshake ends: a call on it would make tRPC reopen that client behind our back.
+    if (!usable(generation)) {
+      this.lost(generation);
+      return null;
+    }
+    return generation;
   }
 
   private connect(): void {
@@ -158,6 +167,14 @@ export class Connection {
     holder.generation = generation;
     this.generation = generation;
     if (this.current !== "connecting") this.setState("connecting");
+    // An attempt whose handshake is never answered (a frozen server, a black-holed route)
+    // would otherwise stay "connecting" for as long as TCP lets it.
+    backgroundTimeout(
+      () => {
+        if (!generation.open) this.lost(generation);
+      },
+      Math.max(MIN_ATTEMPT_MS, this.options.connectTimeoutMs),
+    );
     ws.connectionState.subscribe({
       next: (state) => {
         if (state.state === "pending") void this.confirmOpen(generation);
@@ -210,18 +227,21 @@ const CLOSE_GRACE_MS = 250;
 
 async function closeGeneration(generation: Generation): Promise<void> {
   const socket = generation.ws.connection?.ws as unknown as WebSocketImpl | undefined;
-  await generation.ws.close().catch(() => undefined);
-  if (!socket || socket.readyState === WebSocketImpl.CLOSED) return;
-  await new Promise<void>((resolve) => {
-    const timer = setTimeout(() => {
-      socket.terminate();
-      resolve();
-    }, CLOSE_GRACE_MS);
-    socket.once("close", () => {
-      clearTimeout(timer);
-      resolve();
+  // tRPC's close waits for a socket still opening; terminating it is what ends that wait.
+  const closed = generation.ws.close().catch(() => undefined);
+  if (socket && socket.readyState !== WebSocketImpl.CLOSED) {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        socket.terminate();
+        resolve();
+      }, CLOSE_GRACE_MS);
+      socket.once("close", () => {
+        clearTimeout(timer);
+        resolve();
+      });
     });
-  });
+  }
+  await closed;
 }
 
 function usable(generation: Generation): boolean {
