@@ -150,6 +150,11 @@ describe("lock router", () => {
       "PRECONDITION_FAILED",
     );
     expect(error.cause).toMatchObject({ code: "LEASE_LOST" });
+    await h.services.audit.flush();
+    const refusals = await tenant
+      .caller()
+      .event.search({ lockId: grant.lockId, type: "renewal-refused" });
+    expect(refusals.events.map((e) => e.reason)).toEqual(["renewal-limit"]);
   });
 
   it("follows the resource's policy when the tier is mysql or local", async () => {

@@ -10,6 +10,7 @@ import {
   staleFenceReportSchema,
 } from "../schemas/lock.js";
 import { tierSchema } from "../schemas/common.js";
+import { recordRenewalRefused } from "../locks/renewal-refused.js";
 import { router, tenantProcedure } from "../trpc.js";
 
 const releaseInput = releaseInputSchema.extend({ tier: tierSchema });
@@ -115,7 +116,11 @@ export const lockRouter = router({
     // Counted by the instance that saw the grant (the SDK also stops at maxRenewals).
     const renewals = services.tracker.get(input.lockId)?.renewals ?? 0;
     if (resource.maxRenewals !== null && renewals >= resource.maxRenewals) {
-      services.metrics.renewFailures.inc({ resource: input.resource });
+      recordRenewalRefused(services, {
+        ...input,
+        tenantId: ctx.principal.tenantId,
+        reason: "renewal-limit",
+      });
       throw new LeaseLostError(
         input.lockId,
         `renewal limit of ${resource.maxRenewals} reached; the lease runs out`,
@@ -137,19 +142,11 @@ export const lockRouter = router({
       return { ...lease, currentTier: services.locks.tier };
     } catch (error) {
       if (error instanceof NotHolderError) {
-        services.metrics.renewFailures.inc({ resource: input.resource });
-        services.stats.recordRenewFailure(input.resource);
-        services.logger.warn(
-          {
-            op: "extend",
-            resource: input.resource,
-            businessKey: input.businessKey,
-            lockId: input.lockId,
-            fence: services.tracker.get(input.lockId)?.fence ?? null,
-            reason: error.reason,
-          },
-          "renewal refused",
-        );
+        recordRenewalRefused(services, {
+          ...input,
+          tenantId: ctx.principal.tenantId,
+          reason: error.reason,
+        });
       }
       throw error;
     }

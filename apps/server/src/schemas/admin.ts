@@ -50,6 +50,7 @@ export const eventTypeSchema = z.enum([
   "release",
   "extend",
   "expired",
+  "renewal-refused",
   "force-release",
   "outcome-unknown",
   "replication-timeout",
