@@ -9,7 +9,7 @@ import { FAULTS } from "./faults/index.js";
 import { waitHealthy } from "./wait-healthy.js";
 
 /** Longest wait for the service to be whole after a fault: hold-down 10 s plus slack. */
-const HEALTHY_TIMEOUT_MS = 45_000;
+const HEALTHY_TIMEOUT_MS = 30_000;
 /** Before a fault, every worker and account must have been served this recently. */
 const READY_WINDOW_MS = 3_000;
 

@@ -106,6 +106,8 @@ export async function startStack(
     bundleWorker(join(runDir, "worker.mjs")),
   ]);
   Object.assign(partial, { group, wardenDb, ledgerDb });
+  const phase = (name: string) => events.record({ src: "orchestrator", ev: "phase", phase: name });
+  phase("redis sentinel group and both MariaDBs up");
   await migrate(wardenDb.url);
   await createLedger(ledgerDb.url, STACK_SETTINGS.accounts, STACK_SETTINGS.initialBalance);
   const routes = proxyRoutes(group, wardenDb);
@@ -144,7 +146,9 @@ export async function startStack(
     }),
   );
   partial.servers = servers;
+  phase("migrated; proxies up; starting the servers");
   await Promise.all(servers.map((server) => server.start()));
+  phase("servers up; starting the workers");
   const resources = await registerResources(servers[0]!.url, tenant.apiKey, STACK_SETTINGS.leaseMs);
   const fleet = new WorkerFleet({
     entry: workerEntry,

@@ -1,8 +1,10 @@
 import type { WardenServer } from "../../stack/warden-server.js";
 import type { FaultContext } from "../fault-context.js";
 
-/** libfaketime re-reads its file every second; a little more lets the step show. */
-const SETTLE_MS = 1_500;
+/** libfaketime re-reads its file about every second; give a step this long to show. */
+const SETTLE_MS = 5_000;
+/** The Date header has whole seconds: a skew within this of the target is the step. */
+const MATCH_MS = 2_000;
 
 /** The server's wall clock minus ours, from its HTTP Date header (±1 s), or null. */
 async function skewOf(server: WardenServer): Promise<number | null> {
@@ -14,6 +16,21 @@ async function skewOf(server: WardenServer): Promise<number | null> {
   } catch {
     return null;
   }
+}
+
+/** Polls the server's clock until it shows `targetMs` (or SETTLE_MS runs out); the last skew seen. */
+async function settle(
+  ctx: FaultContext,
+  server: WardenServer,
+  targetMs: number,
+): Promise<number | null> {
+  const deadline = performance.now() + SETTLE_MS;
+  let skew = await skewOf(server);
+  while ((skew === null || Math.abs(skew - targetMs) > MATCH_MS) && performance.now() < deadline) {
+    await ctx.sleep(200);
+    skew = await skewOf(server);
+  }
+  return skew;
 }
 
 /**
@@ -29,14 +46,15 @@ export async function clockJumpServer(ctx: FaultContext): Promise<void> {
     for (const name of ["firstOffsetMs", "secondOffsetMs", "thirdOffsetMs"]) {
       const targetMs = ctx.param(name);
       await faketime.set(targetMs);
-      await ctx.sleep(SETTLE_MS);
-      ctx.observe({ clockStep: { targetMs, measuredMs: await skewOf(fakedServer) } });
-      await ctx.sleep(Math.max(0, holdMs - SETTLE_MS));
+      const shownAt = performance.now();
+      ctx.observe({
+        clockStep: { targetMs, measuredMs: await settle(ctx, fakedServer, targetMs) },
+      });
+      await ctx.sleep(Math.max(0, holdMs - (performance.now() - shownAt)));
     }
   } finally {
     await faketime.set(0);
   }
-  await ctx.sleep(SETTLE_MS);
-  ctx.observe({ clockReset: await skewOf(fakedServer) });
+  ctx.observe({ clockReset: await settle(ctx, fakedServer, 0) });
   ctx.heal();
 }
