@@ -5,7 +5,10 @@ import type { Reporter, TestModule } from "vitest/node";
  * own summary. Counts individual tests; a file that failed to load counts as one failure.
  */
 export default class TotalsReporter implements Reporter {
-  onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<unknown>): void {
+  onTestRunEnd(
+    testModules: ReadonlyArray<TestModule>,
+    unhandledErrors: ReadonlyArray<unknown>,
+  ): void {
     let passed = 0;
     let failed = unhandledErrors.length;
     let skipped = 0;
