@@ -189,3 +189,17 @@ test("a wrong API key and an unknown resource come back as typed errors", async 
     tier: "redis",
   });
 });
+
+test("lock.extend renews now; on a lost lock it throws the LeaseLostError its signal carries", async () => {
+  const resource = await stack.resource("extend", { maxRenewals: 1 });
+  const warden = stack.client();
+  const lock = await warden.acquire(resource, "k", { leaseMs: 3_000 });
+  const before = lock.expiresAt;
+  await delay(50);
+  await lock.extend(20_000);
+  expect(lock.expiresAt).toBeGreaterThan(before + 10_000);
+  // The resource allows one renewal per grant: it is used.
+  await expect(lock.extend()).rejects.toThrow(/^maxRenewals: /);
+  await lock.release();
+  await expect(lock.extend()).rejects.toBeInstanceOf(LeaseLostError);
+});

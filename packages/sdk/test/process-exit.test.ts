@@ -22,7 +22,7 @@ test("after close() nothing keeps the process alive: held lock, renewals, heartb
   const closedAt = performance.now();
   const exit = await child.exited;
   expect(exit.code).toBe(0);
-  expect(exit.at - closedAt).toBeLessThan(1_000);
+  expect(exit.at - closedAt).toBeLessThan(3_000);
   expect(child.lines.filter((line) => line.startsWith("still alive"))).toEqual([]);
   // The held lock was released on close.
   expect(await stack.client().inspect(resource, "held")).toBeNull();
@@ -41,6 +41,6 @@ test("after close() nothing keeps the process alive: unreachable server, reconne
   const closedAt = performance.now();
   const exit = await child.exited;
   expect(exit.code).toBe(0);
-  expect(exit.at - closedAt).toBeLessThan(1_000);
+  expect(exit.at - closedAt).toBeLessThan(3_000);
   expect(child.lines.filter((line) => line.startsWith("still alive"))).toEqual([]);
 });

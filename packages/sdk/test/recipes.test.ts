@@ -99,7 +99,7 @@ describe("the README recipes, run as written", () => {
     setTimeout(() => request.abort(new Error("client went away")), 200);
     const started = performance.now();
     expect(await settleWhenFree(waiter, "o-2", request.signal, settle)).toBe("cancelled");
-    expect(performance.now() - started).toBeLessThan(1_500);
+    expect(performance.now() - started).toBeLessThan(1_800);
     expect(await holderClient.waiters("order:settle", "o-2")).toEqual([]);
     await stuck.release();
   });

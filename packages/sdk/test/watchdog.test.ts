@@ -22,17 +22,17 @@ describe("watchdog deadlines (monotonic, from when a renewal was SENT)", () => {
     const watchdog = new Watchdog(
       {
         lockId: facts.lockId,
-        leaseMs: 300,
-        nominalLeaseMs: 300,
-        safetyMarginMs: 50,
+        leaseMs: 1_500,
+        nominalLeaseMs: 1_500,
+        safetyMarginMs: 100,
         maxRenewals: null,
       },
       {
         renew: async () => {
           calls += 1;
           if (calls === 1) {
-            await delay(120); // slow reply, sent at ~t0+100
-            return { ttlMs: 300 };
+            await delay(600); // sent at ~500, answered at ~1100
+            return { ttlMs: 1_500 };
           }
           throw new Error("store unreachable");
         },
@@ -41,14 +41,14 @@ describe("watchdog deadlines (monotonic, from when a renewal was SENT)", () => {
         },
       },
     );
-    watchdog.start(t0, 300);
-    await delay(600);
+    watchdog.start(t0, 1_500);
+    await delay(2_600);
     await watchdog.stop();
     expect(lost).not.toBeNull();
     const { at, error } = lost!;
-    // sent at ~100 + ttl 300 - margin 50 = ~350; from the reply it would be ~470.
-    expect(at).toBeGreaterThanOrEqual(340);
-    expect(at).toBeLessThan(430);
+    // From the send: ~500 + 1500 - 100 = ~1900. From the reply it would be ~2500.
+    expect(at).toBeGreaterThanOrEqual(1_890);
+    expect(at).toBeLessThan(2_300);
     expect(error).toBeInstanceOf(LeaseLostError);
   });
 
@@ -86,15 +86,15 @@ describe("watchdog deadlines (monotonic, from when a renewal was SENT)", () => {
     const watchdog = new Watchdog(
       {
         lockId: facts.lockId,
-        leaseMs: 300,
-        nominalLeaseMs: 300,
-        safetyMarginMs: 50,
+        leaseMs: 1_500,
+        nominalLeaseMs: 1_500,
+        safetyMarginMs: 100,
         maxRenewals: 2,
       },
       {
         renew: async () => {
           renewals += 1;
-          return { ttlMs: 300 };
+          return { ttlMs: 1_500 };
         },
         onLost: (error) => {
           lostAfter = performance.now() - t0;
@@ -102,13 +102,13 @@ describe("watchdog deadlines (monotonic, from when a renewal was SENT)", () => {
         },
       },
     );
-    watchdog.start(t0, 300);
-    await delay(800);
+    watchdog.start(t0, 1_500);
+    await delay(2_800);
     await watchdog.stop();
     expect(renewals).toBe(2);
-    // Last renewal sent at ~200: lease to ~500 at the store, loss declared at ~450.
-    expect(lostAfter).toBeGreaterThanOrEqual(440);
-    expect(lostAfter).toBeLessThan(500);
+    // Last renewal sent at ~1000: the store's lease ends at ~2500, the loss is declared at ~2400.
+    expect(lostAfter).toBeGreaterThanOrEqual(2_390);
+    expect(lostAfter).toBeLessThan(2_500);
   });
 
   test("an explicit shorter extend shortens the deadline", async () => {
@@ -133,8 +133,9 @@ describe("watchdog deadlines (monotonic, from when a renewal was SENT)", () => {
     await watchdog.renewNow(200);
     await delay(400);
     await watchdog.stop();
+    // ~150 ms instead of ~4 950 ms.
     expect(lostAfter).toBeGreaterThan(100);
-    expect(lostAfter).toBeLessThan(300);
+    expect(lostAfter).toBeLessThan(1_000);
   });
 });
 
@@ -145,9 +146,9 @@ describe("release ordering (seed 001 §3.2)", () => {
       kind: "remote",
       extend: async () => {
         events.push("renew:start");
-        await delay(150);
+        await delay(300);
         events.push("renew:end");
-        return { ttlMs: 300, expiresAt: Date.now() + 300 };
+        return { ttlMs: 900, expiresAt: Date.now() + 900 };
       },
       release: async () => {
         events.push("release");
@@ -157,9 +158,9 @@ describe("release ordering (seed 001 §3.2)", () => {
       facts,
       {
         sentAt: performance.now(),
-        ttlMs: 300,
-        expiresAt: Date.now() + 300,
-        leaseMs: 300,
+        ttlMs: 900,
+        expiresAt: Date.now() + 900,
+        leaseMs: 900,
         maxRenewals: null,
         safetyMarginMs: 50,
       },
@@ -168,12 +169,12 @@ describe("release ordering (seed 001 §3.2)", () => {
     );
     const handle = { onLeaseLost: () => undefined };
     lease.attach(handle);
-    // Let the first renewal (at ~100 ms) be in flight, then release.
-    await delay(130);
+    // Let the first renewal (sent at ~300 ms, answered at ~600 ms) be in flight, then release.
+    await delay(420);
     expect(events).toEqual(["renew:start"]);
     await lease.detach(handle);
     expect(events).toEqual(["renew:start", "renew:end", "release"]);
-    await delay(400);
+    await delay(700);
     expect(events).toEqual(["renew:start", "renew:end", "release"]);
     expect(lease.status).toBe("released");
   });
