@@ -13,6 +13,8 @@ import { markdownReport } from "./report/markdown-report.js";
 import { runBench } from "./run/run-bench.js";
 
 const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+/** Aborted by the first SIGINT/SIGTERM: the run stops between slots and cleans up. */
+const controller = new AbortController();
 
 function log(line: string): void {
   console.error(`${new Date().toISOString().slice(11, 19)} ${line}`);
@@ -46,7 +48,6 @@ async function main(): Promise<number> {
     : join(REPO_ROOT, ".warden/bench/latest.json");
   const profileDir = args.profile ? join(REPO_ROOT, ".warden/bench/profiles", stamp) : null;
 
-  const controller = new AbortController();
   let interrupts = 0;
   const interrupt = (signal: NodeJS.Signals) => {
     interrupts += 1;
@@ -82,11 +83,14 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (error: unknown) => {
+    if (controller.signal.aborted) {
+      // Ctrl-C also reaches the children, so what fails first is usually one of them.
+      log(
+        `${String((controller.signal.reason as Error).message)}: everything it started is stopped`,
+      );
+      process.exit(130);
+    }
     log(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-    process.exit(exitCodeOf(error));
+    process.exit(1);
   },
 );
-
-function exitCodeOf(error: unknown): number {
-  return error instanceof Error && error.message.startsWith("interrupted by") ? 130 : 1;
-}

@@ -19,7 +19,8 @@ export interface BenchStores {
 
 /**
  * Starts a private Redis and MariaDB through the testkit (or uses the configured ones)
- * and creates three databases, registering their undo steps on `cleanup`. A private
+ * and creates three databases, registering their drops on `cleanup` when the server is
+ * external. A private
  * MariaDB rather than the shared test server: other engineers' test runs must not share
  * its buffer pool and redo log with a measurement. (Servers the testkit started are
  * stopped by `stopAllStarted`, which the caller registers first.)
@@ -30,7 +31,8 @@ export async function openStores(env: BenchEnv, cleanup: CleanupStack): Promise<
   const mysqlServerUrl = env.mysqlUrl ?? mariadb!.url;
   const create = async (): Promise<TestDatabase> => {
     const db = await createTestDatabase({ url: mysqlServerUrl });
-    cleanup.push(`drop database ${db.database}`, () => db.drop());
+    // A private server's datadir goes with it; only an external server keeps databases.
+    if (mariadb === null) cleanup.push(`drop database ${db.database}`, () => db.drop());
     return db;
   };
   return {
