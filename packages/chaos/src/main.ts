@@ -28,12 +28,18 @@ try {
 }
 
 const stop = new AbortController();
+// One Ctrl-C reaches us twice (from the terminal's process group and relayed by tsx):
+// only a signal well after the first one means "kill everything now".
+const SECOND_SIGNAL_AFTER_MS = 2_000;
+let firstSignalAt = 0;
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, () => {
     if (stop.signal.aborted) {
+      if (performance.now() - firstSignalAt < SECOND_SIGNAL_AFTER_MS) return;
       killAllChildren();
       process.exit(130);
     }
+    firstSignalAt = performance.now();
     console.error(`[chaos] ${signal}: stopping the run and tearing down (again to kill at once)`);
     stop.abort();
   });
