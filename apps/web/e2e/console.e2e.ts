@@ -208,6 +208,17 @@ void describe("console against the real stack", { timeout: 300_000 }, () => {
     await page.getByTestId("local-banner").waitFor();
     await tierBadge("local").waitFor();
     await shot("13-tier-local-acknowledged");
+    // Someone just paged opens the console: the login page already says LOCAL.
+    const fresh = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    try {
+      await fresh.goto(`${stack.webUrl}/login`);
+      await fresh
+        .locator('[data-testid="public-tier"] [data-testid="tier-badge"][data-tier="local"]')
+        .waitFor({ timeout: 10_000 });
+      await fresh.screenshot({ path: join(SCREENSHOTS, "13b-login-while-local.png") });
+    } finally {
+      await fresh.close();
+    }
   });
 
   void it("returns to normal when both come back", async () => {

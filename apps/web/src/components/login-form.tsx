@@ -1,5 +1,9 @@
+import type { ReactNode } from "react";
+
 /** Props of {@link LoginForm}. */
 export interface LoginFormProps {
+  /** Shown above the fields: the current tier. */
+  readonly children?: ReactNode;
   readonly username: string;
   readonly password: string;
   readonly setUsername: (value: string) => void;
@@ -21,6 +25,7 @@ export function LoginForm(props: LoginFormProps) {
       }}
     >
       <h1 id="login-title">Warden console</h1>
+      {props.children}
       <p className="muted">Log in as an operator. Viewers can look; operators can act.</p>
       {props.error ? (
         <div className="notice tone-red" role="alert">

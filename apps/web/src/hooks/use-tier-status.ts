@@ -3,6 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { tierPeriodKey, tierStyle, type TierStyle } from "../lib/tier-style";
 import { useTRPC } from "../trpc/react";
+import { usePublicTier } from "./use-public-tier";
 
 /** Polling floor for everything live: the subscription is faster, this survives its loss. */
 export const LIVE_REFRESH_MS = 2_000;
@@ -23,12 +24,33 @@ export interface TierStatus {
   readonly periodKey: string | null;
 }
 
-/** `tier.state`, refreshed at least every 2 s. */
+/**
+ * `tier.state`, refreshed at least every 2 s (and pushed by the live stream). While it
+ * fails, the server's public `/readyz` still names the tier: a console that cannot read
+ * its session must not hide that the tier is `local`.
+ */
 export function useTierStatus(): TierStatus {
   const trpc = useTRPC();
   const state = useQuery(
     trpc.tier.state.queryOptions(undefined, { refetchInterval: LIVE_REFRESH_MS }),
   );
+  const publicTier = usePublicTier(state.isError);
+  // Last known state stays (the stream keeps it current) unless /readyz contradicts it.
+  const publicValue = state.isError ? (publicTier.data?.tier ?? null) : null;
+  if (publicValue !== null && state.data?.tier !== publicValue) {
+    return {
+      loading: false,
+      unreachable: false,
+      tier: publicValue,
+      style: tierStyle(publicValue),
+      since: null,
+      reason: "read from the server's /readyz: the console cannot read the tier state right now",
+      epoch: null,
+      forced: false,
+      decidedAlone: false,
+      periodKey: `readyz:${publicValue}`,
+    };
+  }
   const data = state.data;
   return {
     loading: state.isPending,
