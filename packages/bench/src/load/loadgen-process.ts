@@ -27,6 +27,7 @@ export class LoadgenProcess {
     return new LoadgenProcess(child);
   }
 
+  /** OS pid of the load generator, for /proc CPU reads. */
   get pid(): number {
     return this.child.pid;
   }
@@ -56,6 +57,7 @@ export class LoadgenProcess {
     return this.child.request({ kind: "profile-stop" } satisfies ProfileRequest);
   }
 
+  /** SIGTERM (it closes its clients), SIGKILL after a grace period. */
   stop(): Promise<void> {
     return this.child.stop(STOP_GRACE_MS);
   }

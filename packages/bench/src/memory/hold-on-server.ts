@@ -43,6 +43,7 @@ export class ServerHold {
 
   constructor(private readonly target: SdkTarget) {}
 
+  /** Takes up to `locks` locks, queues `waiters` on `waiterClients` clients, and reports. */
   async take(locks: number, waiters: number, waiterClients: number): Promise<HoldReport> {
     const ws = createWSClient({
       url: `${this.target.serverUrl.replace(/^http/, "ws")}/trpc`,

@@ -36,8 +36,9 @@ export interface BenchPlan {
   readonly memory: MemoryPlan;
 }
 
-/** Concurrencies and key-space sizes of the full run (issue 8). */
+/** Cycles in flight in the full run (issue 8). */
 export const FULL_CONCURRENCIES = [1, 16, 64] as const;
+/** Key-space sizes of the full run: low contention, then high (issue 8). */
 export const FULL_KEY_COUNTS = [10_000, 10] as const;
 
 const LEASE_MS = 10_000;
