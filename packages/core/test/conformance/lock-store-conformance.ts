@@ -170,11 +170,11 @@ export function describeLockStoreConformance(
           await store.acquire({
             ...key,
             holder: holder(`o${i}`),
-            leaseMs: i % 100 === 0 ? 20 : 5_000,
+            leaseMs: i % 100 === 0 ? 300 : 5_000,
           }),
         );
         fences.push(grant.fence ?? "");
-        if (i % 100 === 0) await sleep(30);
+        if (i % 100 === 0) await sleep(350);
         else await store.release({ ...key, lockId: grant.lockId });
         if (i % 100 === 50) {
           // Other keys of the same resource share the hot key's fence counter shard.
