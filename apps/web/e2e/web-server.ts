@@ -52,6 +52,9 @@ export async function startWeb(
       PORT: String(port),
     },
   });
+  // A test run that dies must not leave a console listening.
+  const killOnExit = () => child.kill("SIGKILL");
+  process.once("exit", killOnExit);
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
@@ -68,6 +71,7 @@ export async function startWeb(
   return {
     url,
     stop: async () => {
+      process.off("exit", killOnExit);
       if (child.exitCode !== null) return;
       const exited = new Promise((resolve) => child.once("exit", resolve));
       child.kill("SIGTERM");
