@@ -240,8 +240,16 @@ describe("lock router", () => {
     const first = await tenant.caller().lock.acquire({ ...key, ownerId: "holder" });
     if (!first.granted) throw new Error("expected a grant");
     const order: string[] = [];
-    const waiters = ["w0", "w1", "w2", "w3"].map(async (ownerId, index) => {
-      await new Promise((resolve) => setTimeout(resolve, index * 50));
+    const queued = async (count: number) => {
+      for (
+        let i = 0;
+        i < 200 && h.services.waiters.list(fair, key.businessKey).length < count;
+        i += 1
+      ) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    };
+    const wait = async (ownerId: string) => {
       const caller = tenant.caller({ clientId: ownerId });
       const grant = await caller.lock.acquire({
         ...key,
@@ -253,13 +261,22 @@ describe("lock router", () => {
       order.push(ownerId);
       await new Promise((resolve) => setTimeout(resolve, 20));
       await caller.lock.release({ ...key, lockId: grant.lockId, tier: grant.tier });
-    });
+    };
+    // Arrival order is the order in which the server queued them: start each once the
+    // previous one is queued.
+    const waiters: Promise<void>[] = [];
     const cancelId = `cancel-${uid()}`;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    const cancelled = tenant
-      .caller({ clientId: "quitter" })
-      .lock.acquire({ ...key, ownerId: "quitter", waitMs: 10_000, waitId: cancelId });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    let cancelled: Promise<unknown> = Promise.resolve();
+    for (const [index, ownerId] of ["w0", "w1", "w2", "quitter", "w3"].entries()) {
+      if (ownerId === "quitter") {
+        cancelled = tenant
+          .caller({ clientId: "quitter" })
+          .lock.acquire({ ...key, ownerId, waitMs: 10_000, waitId: cancelId });
+      } else {
+        waiters.push(wait(ownerId));
+      }
+      await queued(index + 1);
+    }
     const queue = await tenant.caller().holder.waiters(key);
     expect(queue.fair).toBe(true);
     expect(queue.waiters.map((w) => w.ownerId)).toEqual(["w0", "w1", "w2", "quitter", "w3"]);

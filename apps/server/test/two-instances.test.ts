@@ -32,5 +32,6 @@ it("wakes a waiter on another server instance through Redis pub/sub", async () =
   await new Promise((resolve) => setTimeout(resolve, 300));
   await viaFirst.lock.release({ ...key, lockId: grant.lockId, tier: grant.tier });
   expect((await waiting).granted).toBe(true);
-  expect(performance.now() - started).toBeLessThan(1_200);
+  // Under the 2 s re-check: only the pub/sub notification can have woken it this early.
+  expect(performance.now() - started).toBeLessThan(1_700);
 });
