@@ -15,6 +15,9 @@ const NO_REPLAY: RedisOptions = Object.freeze({
   enableOfflineQueue: false,
   autoResendUnfulfilledCommands: false,
   maxRetriesPerRequest: 0,
+  // Commands issued in one tick go out in one write: fewer syscalls for Node and Redis.
+  // A pipeline is sent once like any command, so this batches without ever replaying.
+  enableAutoPipelining: true,
   // Reconnect quickly but not in a tight loop: 50 ms, 100 ms, … capped at 1 s.
   retryStrategy: (times: number) => Math.min(times * 50, 1_000),
 });
@@ -50,6 +53,7 @@ function createClient(topology: RedisTopology, connectTimeoutMs: number): RedisC
         topology.nodes.map((n) => ({ host: n.host, port: n.port })),
         {
           enableOfflineQueue: false,
+          enableAutoPipelining: true,
           // A positive value re-sends commands whose connection closed: a replay.
           retryDelayOnFailover: 0,
           redisOptions: { ...base, password: topology.password },

@@ -33,6 +33,8 @@ export class LeaseMirror {
   private upserts = new Map<string, Upsert & { resource: string; businessKey: string }>();
   private deletes = new Map<string, { resource: string; businessKey: string; lockId: string }>();
   private timer: NodeJS.Timeout | undefined;
+  /** Rows this mirror has written and not deleted, with their expiry (ms, wall clock). */
+  private readonly mirrored = new Map<string, number>();
   private flushing: Promise<void> | undefined;
   private flushes = 0;
   /** Changes dropped because the buffer was full or MySQL refused the batch. */
@@ -84,7 +86,9 @@ export class LeaseMirror {
       case "release":
       case "force-release":
         if (event.type === "release" && !event.released) return;
+        // A lease granted and released between two flushes never reaches MySQL at all.
         this.upserts.delete(id);
+        if (!this.mirrored.has(id)) return;
         this.deletes.set(id, {
           resource: event.resource,
           businessKey: event.businessKey,
@@ -112,9 +116,18 @@ export class LeaseMirror {
     await this.flush().catch(() => undefined);
   }
 
+  /** Tracks which rows exist in the table, forgetting leases that have surely ended. */
+  private remember(upserts: Map<string, Upsert>, deletes: Map<string, unknown>): void {
+    const now = Date.now();
+    for (const [id, expiresAtMs] of this.mirrored) if (expiresAtMs < now) this.mirrored.delete(id);
+    for (const [id, upsert] of upserts) this.mirrored.set(id, upsert.expiresAtMs);
+    for (const id of deletes.keys()) this.mirrored.delete(id);
+  }
+
   private async write(): Promise<void> {
     const upserts = [...this.upserts.values()];
     const deletes = [...this.deletes.values()];
+    this.remember(this.upserts, this.deletes);
     this.upserts = new Map();
     this.deletes = new Map();
     try {
