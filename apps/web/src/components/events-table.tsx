@@ -60,7 +60,7 @@ export function EventsTable({
         <tbody>
           {events.map((event) => (
             <tr key={event.id} data-type={event.type}>
-              <td className="num" title={formatDateTime(event.at)}>
+              <td className="tnum" title={formatDateTime(event.at)}>
                 {formatDateTime(event.at).slice(5)}
               </td>
               <td>

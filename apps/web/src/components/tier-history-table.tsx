@@ -38,7 +38,7 @@ export function TierHistoryTable({ rows }: { readonly rows: readonly TierHistory
         <tbody>
           {rows.map((row) => (
             <tr key={row.id}>
-              <td className="num">{formatDateTime(row.at)}</td>
+              <td className="tnum">{formatDateTime(row.at)}</td>
               <td>
                 <TierPill tier={row.fromTier} /> → <TierPill tier={row.toTier} />
               </td>
