@@ -82,9 +82,8 @@ export function EventsTable({
                 )}
               </td>
               <td className="mono">
-                {event.clientId
-                  ? `${event.clientId}${event.ownerId ? ` / ${event.ownerId}` : ""}`
-                  : "—"}
+                {event.clientId ?? "—"}
+                {event.ownerId ? <div className="faint">{event.ownerId}</div> : null}
               </td>
               <td className="mono">
                 {event.lockId ? (
