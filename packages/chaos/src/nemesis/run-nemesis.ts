@@ -8,10 +8,17 @@ import { FaultContext } from "./fault-context.js";
 import { FAULTS } from "./faults/index.js";
 import { waitHealthy } from "./wait-healthy.js";
 
-/** Longest wait for the service to be whole after a fault: hold-down 10 s plus slack. */
-const HEALTHY_TIMEOUT_MS = 30_000;
+/**
+ * Waits, in ms. Recovery must come within the checker's 5.5 s bound, so 15 s is ample;
+ * once the service failed to recover, 8 s (the run is failing anyway: keep it short). The
+ * tier returns to Redis after a 10 s hold-down plus probes.
+ */
+const SERVED_TIMEOUT_MS = 15_000;
+const SERVED_AGAIN_TIMEOUT_MS = 8_000;
+const TIER_TIMEOUT_MS = 30_000;
 /** Before a fault, every worker and account must have been served this recently. */
 const READY_WINDOW_MS = 3_000;
+const READY_TIMEOUT_MS = 10_000;
 
 /**
  * Runs the schedule one fault at a time: wait until the service is whole (and on tier
@@ -31,37 +38,43 @@ export async function runNemesis(
     phase("warmup");
     const warmStart = monoNow();
     await sleep(schedule.warmupMs, undefined, { signal }).catch(() => undefined);
-    await waitHealthy(stack, activity, warmStart, true, HEALTHY_TIMEOUT_MS, signal);
+    const cold = { servedSince: warmStart, redisTier: true, timeoutMs: TIER_TIMEOUT_MS };
+    let whole = (await waitHealthy(stack, activity, cold, signal)).length === 0;
     for (const [i, step] of schedule.steps.entries()) {
       if (signal.aborted) return;
       const ctx = new FaultContext(stack, step, signal);
-      const unready = await waitHealthy(
-        stack,
-        activity,
-        monoNow() - READY_WINDOW_MS,
-        needsRedisTier(step.kind),
-        HEALTHY_TIMEOUT_MS,
-        signal,
-      );
-      phase(
-        `fault ${step.index + 1}/${schedule.steps.length}: ${step.name}${unready.length ? ` (started unready: ${unready.join(", ")})` : ""}`,
-      );
+      // A service that did not recover from the last fault is not waited for again.
+      const ready = {
+        servedSince: whole ? monoNow() - READY_WINDOW_MS : null,
+        redisTier: needsRedisTier(step.kind),
+        timeoutMs: needsRedisTier(step.kind) ? TIER_TIMEOUT_MS : READY_TIMEOUT_MS,
+      };
+      const unready = await waitHealthy(stack, activity, ready, signal);
+      const note = unready.length > 0 ? ` (started unready: ${unready.join(", ")})` : "";
+      phase(`fault ${step.index + 1}/${schedule.steps.length}: ${step.name}${note}`);
       try {
         await FAULTS[step.kind](ctx);
       } catch (error) {
         ctx.observe({ error: (error as Error).message });
       }
       const healed = ctx.healMono ?? monoNow();
+      const served = {
+        servedSince: healed,
+        redisTier: false,
+        timeoutMs: whole ? SERVED_TIMEOUT_MS : SERVED_AGAIN_TIMEOUT_MS,
+      };
+      const missing = await waitHealthy(stack, activity, served, signal);
+      whole = missing.length === 0;
+      if (!whole) ctx.observe({ unhealthyAfter: missing });
       const next = schedule.steps[i + 1];
-      const missing = await waitHealthy(
-        stack,
-        activity,
-        healed,
-        next ? needsRedisTier(next.kind) : true,
-        HEALTHY_TIMEOUT_MS,
-        signal,
-      );
-      if (missing.length > 0) ctx.observe({ unhealthyAfter: missing });
+      if (!next || needsRedisTier(next.kind)) {
+        await waitHealthy(
+          stack,
+          activity,
+          { servedSince: null, redisTier: true, timeoutMs: TIER_TIMEOUT_MS },
+          signal,
+        );
+      }
       await sleep(step.gapMs, undefined, { signal }).catch(() => undefined);
       stack.events.record({
         src: "nemesis",

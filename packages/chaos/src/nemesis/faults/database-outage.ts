@@ -24,7 +24,7 @@ const UNREACHABLE_DB: SqlExecutor = {
  * While no shared tier can grant: a lock on the `allow` resource must be local (no
  * fence), a fence guard must refuse it, and the ledger's `deny` resource must fail closed.
  */
-async function probeLocalMode(ctx: FaultContext): Promise<boolean> {
+async function probeLocalMode(ctx: FaultContext): Promise<string> {
   const { probe, resources } = ctx.stack;
   let local: { tier: string; fence: string | null; guard: string } | null = null;
   try {
@@ -41,9 +41,10 @@ async function probeLocalMode(ctx: FaultContext): Promise<boolean> {
       await lock.release();
     }
   } catch (error) {
-    local = { tier: `error ${(error as Error).name}`, fence: null, guard: "n/a" };
+    const { name, message } = error as Error;
+    local = { tier: `error ${name}: ${message.slice(0, 200)}`, fence: null, guard: "n/a" };
   }
-  if (local?.tier !== "local") return false;
+  if (local?.tier !== "local") return JSON.stringify(local);
   let deny = "granted";
   try {
     const lock = await probe.tryAcquire(resources.ledger, "probe-deny");
@@ -52,24 +53,31 @@ async function probeLocalMode(ctx: FaultContext): Promise<boolean> {
     deny = (error as Error).name;
   }
   ctx.observe({ localProbe: local, denyProbe: deny });
-  return true;
+  return "local";
 }
 
 /** Issue item 4: MariaDB and Redis down together: local for `allow`, fail-closed for `deny`. */
 export async function dbAndRedisDown(ctx: FaultContext): Promise<void> {
-  const { group, wardenDb } = ctx.stack;
+  const { group, wardenDb, probe, resources } = ctx.stack;
   const downMs = ctx.param("downMs");
+  // A server keeps serving the policies it has cached while MySQL is down, but cannot
+  // learn one it never saw (after a restart): use the allow resource once, as a service
+  // using it would have.
+  await probe
+    .tryAcquire(resources.allowLocal, "warm")
+    .then((lock) => lock?.release())
+    .catch(() => undefined);
   ctx.start();
   const until = performance.now() + downMs;
   const [master] = await Promise.all([killAllRedis(group), wardenDb.kill9()]);
   try {
     // The servers need a few probe rounds to give up on both stores.
-    let probed = false;
-    while (!probed && performance.now() < until - 500 && !ctx.signal.aborted) {
+    let probed = "not tried";
+    while (probed !== "local" && performance.now() < until - 500 && !ctx.signal.aborted) {
       await ctx.sleep(500);
       probed = await probeLocalMode(ctx);
     }
-    if (!probed) ctx.observe({ localProbe: null });
+    if (probed !== "local") ctx.observe({ localProbe: null, lastAttempt: probed });
     await ctx.sleep(until - performance.now());
   } finally {
     await Promise.all([wardenDb.restart(), restartAllRedis(group, master)]);
