@@ -87,7 +87,8 @@ void describe("console against the real stack", { timeout: 300_000 }, () => {
     held = await locks.acquire(resource, businessKey, "settle-job-7", LEASE_MS);
     assert.ok(held.fence, "a Redis grant carries a fence");
     const fenceCell = page.getByTestId("holder-fence").filter({ hasText: held.fence });
-    await fenceCell.waitFor({ timeout: 5_000 });
+    // Live: the grant event arrives over SSE; 2 s polling is the floor.
+    await fenceCell.waitFor({ timeout: 3_000 });
     const row = page.locator(`tr[data-lock-id="${held.lockId}"]`);
     assert.match(await row.innerText(), /e2e-billing-worker-1 \/ settle-job-7/);
     // It ticks every second between refreshes (renewals at lease/3 push it back up).
@@ -237,5 +238,16 @@ void describe("console against the real stack", { timeout: 300_000 }, () => {
     await page.goto(`${stack.webUrl}/`);
     await tierBadge("redis").waitFor();
     await shot("14-recovered-overview");
+  });
+
+  void it("retires the resource after a confirmation", async () => {
+    await page.goto(`${stack.webUrl}/resources/${encodeURIComponent(resource)}`);
+    await page.getByRole("button", { name: "Retire" }).click();
+    const dialog = page.getByRole("alertdialog", { name: `Retire ${resource}?` });
+    await dialog.waitFor();
+    await dialog.getByRole("button", { name: "Retire" }).click();
+    await page.waitForURL(/\/resources$/);
+    await page.getByLabel("Search by name").fill(resource);
+    await page.getByText("No resources match.").waitFor();
   });
 });
