@@ -15,8 +15,9 @@ const SCREENSHOTS = fileURLToPath(new URL("./screenshots/", import.meta.url));
 const LEASE_MS = 6_000;
 // Tier changes: probes fail a few times before degrading; recovery waits for Redis to stay up.
 const TIER_TIMEOUT_MS = 60_000;
+// The whole suite, including a first `next build` (about 2 min on 2 cores).
 
-void describe("console against the real stack", { timeout: 300_000 }, () => {
+void describe("console against the real stack", { timeout: 600_000 }, () => {
   let stack: E2eStack;
   let browser: Browser;
   let page: Page;
