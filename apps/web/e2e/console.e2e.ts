@@ -16,8 +16,9 @@ const LEASE_MS = 6_000;
 // Tier changes: probes fail a few times before degrading; recovery waits for Redis to stay up.
 const TIER_TIMEOUT_MS = 60_000;
 // The whole suite, including a first `next build` (about 2 min on 2 cores).
+const SUITE_TIMEOUT_MS = 600_000;
 
-void describe("console against the real stack", { timeout: 600_000 }, () => {
+void describe("console against the real stack", { timeout: SUITE_TIMEOUT_MS }, () => {
   let stack: E2eStack;
   let browser: Browser;
   let page: Page;
