@@ -108,7 +108,12 @@ export function checkRun(allEvents: readonly ChaosEvent[], facts: RunFacts): Cha
     line(
       `recovery within ${facts.recoveryBoundMs} ms`,
       slow.length === 0,
-      slow.map((f) => `${f.name}: ${f.recoveryMs ?? "never"}`).join("; ") || "all",
+      slow
+        .map(
+          (f) =>
+            `${f.name}: ${f.recoveryMs ?? "never"} ms (${f.fenceRegressions} fence regressions in its window)`,
+        )
+        .join("; ") || "all",
     ),
     line(
       "every fault hit",

@@ -44,7 +44,7 @@ async function readComputeWrite(
   const base = { account, opId, lockId: lock.lockId };
   if (ctx.config.guard === "rmw") {
     const claim = await claimFence(ctx.pool, lock, accountTarget(account));
-    ctx.log({ ev: "claimed", ...base, outcome: claim.outcome });
+    ctx.log({ ev: "claimed", ...base, outcome: claim.outcome, fence: lock.fence });
     if (claim.outcome !== "applied" && claim.outcome !== "duplicate") return;
   }
   const connection = await ctx.pool.getConnection();

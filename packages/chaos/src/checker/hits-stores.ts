@@ -1,0 +1,96 @@
+/** Evidence that store faults hit: failover, outages, clock steps. */
+import type { ObserverEvent, WorkerEvent } from "../log/events.js";
+import { observation } from "./fault-windows.js";
+import {
+  type Hit,
+  type Scope,
+  after,
+  during,
+  epochOf,
+  grantsOnTier,
+  inWindow,
+  observedTier,
+  soonAfterHeal,
+  result,
+} from "./hit-scope.js";
+
+/** Grants after the new master carry a higher fence epoch than any before the fault. */
+export function failover(s: Scope): Hit {
+  const epochs = (when: (e: WorkerEvent) => boolean): number =>
+    Math.max(
+      -1,
+      ...s.workers
+        .filter((e) => e.ev === "granted" && e.fence && when(e))
+        .map((e) => epochOf(e.fence!)),
+    );
+  const before = epochs((e) => e.mono < s.window.start);
+  const afterHeal = epochs((e) => after(s, e.mono));
+  return result(
+    afterHeal > before,
+    `fence epoch before ${before}, after the new master ${afterHeal}`,
+  );
+}
+
+/** The fleet granted on MySQL while Redis was down and came back to Redis. */
+export function redisDown(s: Scope): Hit {
+  const onMysql = grantsOnTier(s, "mysql", during);
+  const back =
+    observedTier(s, "redis", soonAfterHeal) || grantsOnTier(s, "redis", soonAfterHeal) > 0;
+  return result(
+    onMysql > 0 && back,
+    `${onMysql} grants on mysql while down; back on redis: ${back}`,
+  );
+}
+
+/**
+ * The servers noticed the database was gone: their audit went to the local spool. Whether
+ * Redis kept granting meanwhile is reported, not required: within 60 s of a return to
+ * Redis every grant first checks MySQL for a live lease, and fails closed without it.
+ */
+export function wardenDbDown(s: Scope): Hit {
+  const onRedis = grantsOnTier(s, "redis", during);
+  const refused = s.workers.filter(
+    (e) => e.ev === "acquire-failed" && e.error === "LockUnavailableError" && during(s, e.mono),
+  ).length;
+  const spooled = (when: (o: ObserverEvent) => boolean): number =>
+    Math.max(0, ...s.observers.filter((o) => o.up && when(o)).map((o) => o.spooled ?? 0));
+  const grew = spooled((o) => inWindow(s, o.mono)) > spooled((o) => o.mono < s.window.start);
+  return result(
+    grew,
+    `audit spooled: ${grew}; ${onRedis} grants on redis and ${refused} acquires refused while the database was down`,
+  );
+}
+
+/** Ledger acquires failed closed, and the allow resource got a local lock the guard refused. */
+export function bothDown(s: Scope): Hit {
+  const refused = s.workers.filter(
+    (e) => e.ev === "acquire-failed" && e.error === "LockUnavailableError" && during(s, e.mono),
+  ).length;
+  const probe = observation(s.window, "localProbe") as
+    | { tier?: string; fence?: unknown; guard?: string }
+    | undefined;
+  const local = probe?.tier === "local" && probe.fence === null && probe.guard === "refused";
+  return result(
+    refused > 0 && local,
+    `${refused} ledger acquires failed closed; allow resource: ${JSON.stringify(probe ?? null)}`,
+  );
+}
+
+/** Each of the three steps showed in the server's Date header (±2.5 s). */
+export function clockJump(s: Scope): Hit {
+  const steps = s.window.observations
+    .map((o) => o.clockStep as { targetMs: number; measuredMs: number | null } | undefined)
+    .filter((step) => step !== undefined);
+  const ok =
+    steps.length === 3 &&
+    steps.every((st) => st.measuredMs !== null && Math.abs(st.measuredMs - st.targetMs) <= 2_500);
+  return result(
+    ok,
+    steps
+      .map(
+        (st) =>
+          `${st.targetMs / 1000} s → measured ${st.measuredMs === null ? "?" : Math.round(st.measuredMs / 1000)} s`,
+      )
+      .join(", "),
+  );
+}
