@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { killAllChildren } from "./procs/managed-child.js";
 import { checkRunDir } from "./run/check-run-dir.js";
 import { parseChaosArgs, USAGE, type ChaosArgs } from "./run/parse-args.js";
+import { renderReport } from "./run/render-report.js";
 import { runChaos } from "./run/run-chaos.js";
 
 // Under the repository's .warden/ (git- and lint-ignored): events, logs, the final state.
@@ -65,7 +66,6 @@ const { report, runDir } = args.check
 const json = JSON.stringify(report, null, 2);
 if (args.out) await writeFile(callerPath(args.out), `${json}\n`);
 console.log(json);
-for (const check of report.checks)
-  progress(`${check.ok ? "ok  " : "FAIL"} ${check.name}: ${check.detail}`);
+console.error(renderReport(report));
 progress(`${report.ok ? "PASSED" : "FAILED"} (seed ${report.seed}, ${runDir})`);
 process.exit(report.ok ? 0 : 1);
