@@ -25,17 +25,17 @@ const admin = { username: env.adminUser, password: env.adminPassword };
 const stops: Array<() => Promise<void>> = [];
 let stopping = false;
 
-async function shutdown(code: number): Promise<never> {
-  if (!stopping) {
-    stopping = true;
-    console.log("\n[warden] stopping…");
-    for (const stop of stops.reverse())
-      await stop().catch((error: unknown) => console.error(error));
-    await stopAllStarted();
-  }
+async function shutdown(code: number): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  console.log("\n[warden] stopping…");
+  for (const stop of stops.reverse()) await stop().catch((error: unknown) => console.error(error));
+  await stopAllStarted();
   process.exit(code);
 }
-for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => void shutdown(0));
+// `on`, not `once`: tsx forwards the terminal's SIGINT, so it can arrive twice, and a second one
+// without a listener would kill this process halfway through stopping its children.
+for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => void shutdown(0));
 
 try {
   const backends = await startBackends(env);
