@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import { performance } from "node:perf_hooks";
 import { createWarden, LockTimeoutError, type Warden } from "@warden/sdk";
 
@@ -26,6 +27,8 @@ const between = (low: number, high: number) => low + Math.floor(Math.random() * 
  */
 export function startWorkload(apiUrl: string, apiKey: string): Workload {
   const stop = new AbortController();
+  // Every loop and every lock it takes listens to this one signal: more than Node's default 10.
+  setMaxListeners(64, stop.signal);
   const clients: Warden[] = ["checkout-1", "checkout-2", "reporting"].map((clientId) =>
     createWarden({ url: apiUrl, apiKey, clientId, onError: () => undefined }),
   );
