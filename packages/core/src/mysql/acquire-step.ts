@@ -1,4 +1,5 @@
 import type { Pool, ResultSetHeader, RowDataPacket } from "mysql2/promise";
+import { LockUnavailableError } from "../errors/lock-unavailable-error.js";
 import type { LockEvent } from "../events/store-event.js";
 import { FENCE_LAYOUT } from "../fence/fence-layout.js";
 import type { AcquireResult, Holder, LockKey } from "../store/types.js";
@@ -123,6 +124,7 @@ interface BlockersRow extends RowDataPacket {
   tier_epoch: string;
   durable_epoch: string;
   counter_used: string | null;
+  shared_tier: string | null;
   mirror_lock_id: string | null;
   mirror_ttl_ms: string | null;
 }
@@ -138,6 +140,11 @@ async function blockedStep(
     timeout: ctx.timeoutMs,
   });
   const blockers = rows[0];
+  if (blockers?.shared_tier && blockers.shared_tier !== "mysql") {
+    throw new LockUnavailableError(
+      `the fleet's tier is now ${blockers.shared_tier}; the MySQL tier no longer grants`,
+    );
+  }
   if (blockers?.mirror_lock_id) {
     const heldBy = { clientId: REDIS_MIRROR_HOLDER, ownerId: blockers.mirror_lock_id };
     return refuse(ctx, key, holder, heldBy, Number(blockers.mirror_ttl_ms ?? 0));

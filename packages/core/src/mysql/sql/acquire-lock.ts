@@ -24,7 +24,10 @@ export const COUNTER_HEADROOM = 1_000_000;
  *   durable current epoch: an epoch minted since then (a tier switch, a Redis node
  *   binding) may be one Redis grants with, and this tier must outrank it;
  * - the counter has {@link COUNTER_HEADROOM} left in that epoch (never wrap);
- * - no live row for the key in `redis_lease_mirror`.
+ * - no live row for the key in `redis_lease_mirror`;
+ * - the fleet's shared tier (`tier_state`, when there is one) is still `mysql`: once the
+ *   controller has moved the fleet back to Redis, an instance that has not followed yet must
+ *   not grant here, or it could mint an epoch above the one Redis grants with (S2).
  *
  * Fence = epoch * 2^33 + (NEXTVAL(sequence) - the epoch's base). On takeover it is
  * GREATEST(old fence + 1, new): the row holds the key's highest fence, and a statement
@@ -47,6 +50,7 @@ export const ACQUIRE_LOCK = `INSERT INTO mysql_lock
          <= ${FENCE_LAYOUT.maxCounter - COUNTER_HEADROOM}
      AND NOT EXISTS (SELECT 1 FROM redis_lease_mirror AS m
                       WHERE m.resource = ? AND m.business_key = ? AND m.expires_at > NOW(3))
+     AND NOT EXISTS (SELECT 1 FROM tier_state AS t WHERE t.id = 1 AND t.tier <> 'mysql')
   ON DUPLICATE KEY UPDATE
     fence = IF(expires_at <= NOW(3), GREATEST(fence + 1, VALUES(fence)), fence),
     reentry = IF(expires_at <= NOW(3), 1,

@@ -19,6 +19,7 @@ export const READ_BLOCKERS = `SELECT
     (SELECT COALESCE(MAX(epoch), 0) FROM fence_epoch) AS durable_epoch,
     (SELECT next_not_cached_value FROM mysql_lock_fence_seq)
       - (SELECT base FROM mysql_fence_base ORDER BY epoch DESC LIMIT 1) AS counter_used,
+    (SELECT tier FROM tier_state WHERE id = 1) AS shared_tier,
     m.lock_id AS mirror_lock_id,
     GREATEST(0, TIMESTAMPDIFF(MICROSECOND, NOW(3), m.expires_at) DIV 1000) AS mirror_ttl_ms
   FROM (SELECT 1) AS one
