@@ -38,6 +38,7 @@ export {
 } from "./fence/fence-layout.js";
 export type { EpochSource } from "./fence/epoch-source.js";
 export type { StoreEvent, LockEvent, EpochEvent, EventSink } from "./events/store-event.js";
+export { writeTogetherThisTurn } from "./io/write-together.js";
 export { RedisLockStore } from "./redis/redis-lock-store.js";
 export { REDIS_STORE_DEFAULTS, type RedisLockStoreOptions } from "./redis/redis-store-options.js";
 export type { RedisTopology, RedisAddress } from "./redis/topology.js";

@@ -30,6 +30,14 @@ export class RedisKeys {
     return `{${key.resource}#${this.shardOf(key.businessKey)}}`;
   }
 
+  /** The three keys an acquire touches (lease, counter, epoch), with one hash of the key. */
+  forAcquire(key: LockKey): [lease: string, counter: string, epoch: string] {
+    const tag = this.tag(key);
+    const lease = `w:${tag}:l:${key.businessKey}`;
+    const epoch = this.cluster ? epochKeyOfSlot(calculateSlot(lease)) : "w:ep";
+    return [lease, `w:${tag}:f`, epoch];
+  }
+
   /** The lease key of one lock. */
   lease(key: LockKey): string {
     return `w:${this.tag(key)}:l:${key.businessKey}`;

@@ -1,5 +1,6 @@
 import { Cluster, Redis, type RedisOptions } from "ioredis";
 import * as scripts from "./generated/lua-scripts.js";
+import { writeTogetherThisTurn } from "../io/write-together.js";
 import type { RedisTopology } from "./topology.js";
 
 /** Either ioredis client; both carry Warden's commands once {@link connectRedis} returns. */
@@ -15,9 +16,9 @@ const NO_REPLAY: RedisOptions = Object.freeze({
   enableOfflineQueue: false,
   autoResendUnfulfilledCommands: false,
   maxRetriesPerRequest: 0,
-  // Commands issued in one tick go out in one write: fewer syscalls for Node and Redis.
-  // A pipeline is sent once like any command, so this batches without ever replaying.
-  enableAutoPipelining: true,
+  // No auto-pipelining: ioredis keeps one auto-pipeline in flight per node, so a command
+  // issued while one is out waits for its whole round trip. Commands are batched per
+  // event-loop turn at the socket instead (callScript), which never delays past the turn.
   // Reconnect quickly but not in a tight loop: 50 ms, 100 ms, … capped at 1 s.
   retryStrategy: (times: number) => Math.min(times * 50, 1_000),
 });
@@ -53,7 +54,6 @@ function createClient(topology: RedisTopology, connectTimeoutMs: number): RedisC
         topology.nodes.map((n) => ({ host: n.host, port: n.port })),
         {
           enableOfflineQueue: false,
-          enableAutoPipelining: true,
           // A positive value re-sends commands whose connection closed: a replay.
           retryDelayOnFailover: 0,
           redisOptions: { ...base, password: topology.password },
@@ -75,5 +75,8 @@ export function callScript(
     client as unknown as Record<string, (...a: (string | number)[]) => Promise<unknown>>
   )[script.command];
   if (!command) throw new Error(`Lua command ${script.command} is not registered`);
+  // Commands of one turn leave in one write (the cluster client routes per node; there
+  // each command is written on its own).
+  if (client instanceof Redis) writeTogetherThisTurn(client.stream);
   return command.call(client, ...keys, ...args);
 }

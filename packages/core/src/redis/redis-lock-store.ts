@@ -121,7 +121,7 @@ export class RedisLockStore implements LockStore {
     const waitReplicas = validateWaitReplicas(input.waitReplicas);
     await this.binder.ensureStarted();
     const lockId = newLockId();
-    const redisKeys = [this.keys.lease(key), this.keys.counter(key), this.keys.epoch(key)];
+    const redisKeys = this.keys.forAcquire(key);
     // At most two rebinds: one for a new master, one if the counter ran out right after.
     for (let attempt = 0; attempt < 3; attempt += 1) {
       const args = [

@@ -1,0 +1,88 @@
+import { Writable } from "node:stream";
+import { setImmediate as nextTurn } from "node:timers/promises";
+import { describe, expect, it } from "vitest";
+import { newLockId, writeTogetherThisTurn } from "../../src/index.js";
+import { RedisKeys, epochKeyOfSlot } from "../../src/redis/keys.js";
+import calculateSlot from "cluster-key-slot";
+
+/** A socket stand-in that records each syscall-sized write: one entry per write or writev. */
+function recordingSocket(): { socket: Writable; writes: string[][] } {
+  const writes: string[][] = [];
+  const socket = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      writes.push([chunk.toString()]);
+      done();
+    },
+    writev(chunks, done) {
+      writes.push(chunks.map((c) => (c.chunk as Buffer).toString()));
+      done();
+    },
+  });
+  return { socket, writes };
+}
+
+function send(socket: Writable, text: string): void {
+  writeTogetherThisTurn(socket);
+  socket.write(text);
+}
+
+describe("writeTogetherThisTurn", () => {
+  it("sends the first write of a turn at once and the rest of the turn in one writev, in order", async () => {
+    const { socket, writes } = recordingSocket();
+    send(socket, "a");
+    send(socket, "b");
+    send(socket, "c");
+    expect(writes).toEqual([["a"]]);
+    await nextTurn();
+    expect(writes).toEqual([["a"], ["b", "c"]]);
+    // A new turn starts over: its first write leaves at once again.
+    send(socket, "d");
+    expect(writes).toEqual([["a"], ["b", "c"], ["d"]]);
+    await nextTurn();
+    expect(writes).toEqual([["a"], ["b", "c"], ["d"]]);
+  });
+
+  it("keeps sockets apart and ignores a missing or destroyed socket", async () => {
+    const one = recordingSocket();
+    const two = recordingSocket();
+    send(one.socket, "1a");
+    send(two.socket, "2a");
+    send(one.socket, "1b");
+    send(two.socket, "2b");
+    writeTogetherThisTurn(null);
+    const gone = recordingSocket();
+    gone.socket.destroy();
+    writeTogetherThisTurn(gone.socket);
+    await nextTurn();
+    expect(one.writes).toEqual([["1a"], ["1b"]]);
+    expect(two.writes).toEqual([["2a"], ["2b"]]);
+    expect(one.socket.writableCorked).toBe(0);
+  });
+});
+
+describe("newLockId", () => {
+  it("is 22 base64url characters and never repeats across many pool refills", () => {
+    const ids = new Set<string>();
+    for (let i = 0; i < 5_000; i++) {
+      const id = newLockId();
+      expect(id).toMatch(/^[A-Za-z0-9_-]{22}$/);
+      ids.add(id);
+    }
+    expect(ids.size).toBe(5_000);
+  });
+});
+
+describe("RedisKeys.forAcquire", () => {
+  it("names the same keys as lease, counter and epoch, standalone and cluster", () => {
+    for (const cluster of [false, true]) {
+      const keys = new RedisKeys(16, cluster);
+      for (const businessKey of ["a", "order-42", "ü/ß:{x}"]) {
+        const key = { resource: "billing", businessKey };
+        expect(keys.forAcquire(key)).toEqual([keys.lease(key), keys.counter(key), keys.epoch(key)]);
+      }
+    }
+    const key = { resource: "billing", businessKey: "b" };
+    const [lease, , epoch] = new RedisKeys(16, true).forAcquire(key);
+    expect(epoch).toBe(epochKeyOfSlot(calculateSlot(lease)));
+  });
+});
