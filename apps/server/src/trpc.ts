@@ -37,32 +37,52 @@ export const router = t.router;
 /** Builds a server-side caller of a router (tests, the CLI). */
 export const createCallerFactory = t.createCallerFactory;
 
-// Domain errors become tRPC codes here, for every procedure (errors/to-trpc-error.ts).
-const mapErrors = t.middleware(async ({ next }) => {
-  const result = await next();
-  if (
-    !result.ok &&
-    !(result.error.cause instanceof ZodError) &&
-    wardenCodeOf(result.error.cause) !== null
-  ) {
-    throw toTRPCError(result.error.cause);
+/**
+ * Domain errors become tRPC codes here, for every procedure (errors/to-trpc-error.ts): an
+ * error returned by the procedure, or one thrown by the gate itself.
+ */
+function mapped(cause: unknown): unknown {
+  return !(cause instanceof ZodError) && wardenCodeOf(cause) !== null ? toTRPCError(cause) : cause;
+}
+
+interface MiddlewareResult {
+  readonly ok: boolean;
+  readonly error?: { readonly cause?: unknown };
+}
+
+function mapResult<R extends MiddlewareResult>(result: R): R {
+  if (!result.ok) {
+    const error = mapped(result.error?.cause);
+    if (error !== result.error?.cause) throw error;
   }
   return result;
-});
+}
 
-// Counted so that a graceful shutdown waits for calls in progress (not subscriptions).
-const countInflight = t.middleware(async ({ ctx, type, next }) => {
-  if (type === "subscription") return next();
-  const end = ctx.services.inflight.begin();
+/**
+ * Runs one gated call: counted so that a graceful shutdown waits for calls in progress
+ * (not subscriptions), with its domain errors mapped. Every procedure has exactly one
+ * middleware built on this: tRPC copies the call's options twice per middleware level,
+ * which on the SDK's hot path cost more than the checks themselves.
+ */
+async function gated<R extends MiddlewareResult>(
+  ctx: Context,
+  type: string,
+  run: () => Promise<R>,
+): Promise<R> {
+  const end = type === "subscription" ? null : ctx.services.inflight.begin();
   try {
-    return await next();
+    return mapResult(await run());
+  } catch (error) {
+    throw mapped(error);
   } finally {
-    end();
+    end?.();
   }
-});
+}
 
 /** Anyone: health of the API, login, first-run bootstrap. */
-export const publicProcedure = t.procedure.use(mapErrors).use(countInflight);
+export const publicProcedure = t.procedure.use(({ ctx, type, next }) =>
+  gated(ctx, type, () => next()),
+);
 
 async function resolvePrincipal(
   ctx: Context,
@@ -83,11 +103,11 @@ async function resolvePrincipal(
 }
 
 /**
- * A tenant (API key) or an operator (session cookie). Tenants spend their request-rate
- * quota here; cookie-authenticated mutations must come from an allowed Origin (CSRF:
- * SameSite=Strict is the first wall, this is the second).
+ * Authenticates a call: a tenant (API key) or an operator (session cookie). Tenants spend
+ * their request-rate quota here; cookie-authenticated mutations must come from an allowed
+ * Origin (CSRF: SameSite=Strict is the first wall, this is the second).
  */
-export const authedProcedure = publicProcedure.use(async ({ ctx, type, next }) => {
+async function authenticate(ctx: Context, type: string): Promise<Principal> {
   const { principal, viaCookie } = await resolvePrincipal(ctx);
   if (principal.kind === "tenant") {
     const rate = principal.requestsPerSecond;
@@ -103,31 +123,46 @@ export const authedProcedure = publicProcedure.use(async ({ ctx, type, next }) =
       throw new ForbiddenError("cross-origin request refused");
     }
   }
-  return next({ ctx: { principal, actor: actorOf(principal) } });
-});
+  return principal;
+}
+
+/** A tenant (API key) or an operator (session cookie). */
+export const authedProcedure = t.procedure.use(({ ctx, type, next }) =>
+  gated(ctx, type, async () => {
+    const principal = await authenticate(ctx, type);
+    return next({ ctx: { principal, actor: actorOf(principal) } });
+  }),
+);
 
 /** SDK calls: a tenant API key only. */
-export const tenantProcedure = authedProcedure.use(({ ctx, next }) => {
-  if (ctx.principal.kind !== "tenant") throw new ForbiddenError("this call needs a tenant API key");
-  return next({ ctx: { principal: ctx.principal } });
-});
+export const tenantProcedure = t.procedure.use(({ ctx, type, next }) =>
+  gated(ctx, type, async () => {
+    const principal = await authenticate(ctx, type);
+    if (principal.kind !== "tenant") throw new ForbiddenError("this call needs a tenant API key");
+    return next({ ctx: { principal, actor: actorOf(principal) } });
+  }),
+);
 
 /** Console calls that need at least `role`. */
 export function roleProcedure(role: OperatorRole) {
-  return authedProcedure.use(({ ctx, next }) => {
-    const principal = ctx.principal;
-    if (principal.kind !== "operator" || !roleAtLeast(principal.role, role)) {
-      throw new ForbiddenError(`this call needs the ${role} role`);
-    }
-    return next({ ctx: { principal } });
-  });
+  return t.procedure.use(({ ctx, type, next }) =>
+    gated(ctx, type, async () => {
+      const principal = await authenticate(ctx, type);
+      if (principal.kind !== "operator" || !roleAtLeast(principal.role, role)) {
+        throw new ForbiddenError(`this call needs the ${role} role`);
+      }
+      return next({ ctx: { principal, actor: actorOf(principal) } });
+    }),
+  );
 }
 
 /** Registry edits: a tenant's own API key (infrastructure as code) or an operator+. */
-export const editorProcedure = authedProcedure.use(({ ctx, next }) => {
-  const principal = ctx.principal;
-  if (principal.kind === "operator" && !roleAtLeast(principal.role, "operator")) {
-    throw new ForbiddenError("this call needs the operator role");
-  }
-  return next();
-});
+export const editorProcedure = t.procedure.use(({ ctx, type, next }) =>
+  gated(ctx, type, async () => {
+    const principal = await authenticate(ctx, type);
+    if (principal.kind === "operator" && !roleAtLeast(principal.role, "operator")) {
+      throw new ForbiddenError("this call needs the operator role");
+    }
+    return next({ ctx: { principal, actor: actorOf(principal) } });
+  }),
+);

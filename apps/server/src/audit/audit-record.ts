@@ -46,11 +46,23 @@ const EMPTY = {
   reason: null,
 } as const;
 
+/**
+ * A UUID version 7 for an event at `atMs`: 48 bits of Unix ms first, then random bits.
+ * Ids of new events sort after older ones, so the audit table's primary key (the
+ * clustered index) grows at its end instead of splitting pages at random spots: random
+ * v4 ids made each insert cost MariaDB several times more.
+ */
+export function timeOrderedId(atMs: number): string {
+  const random = randomUUID();
+  const time = Math.max(0, Math.floor(atMs)).toString(16).padStart(12, "0").slice(-12);
+  return `${time.slice(0, 8)}-${time.slice(8)}-7${random.slice(15)}`;
+}
+
 /** A new record with a fresh id; unset columns are null. */
 export function auditRecord(
   fields: Partial<AuditRecord> & Pick<AuditRecord, "type" | "resource" | "at">,
 ): AuditRecord {
-  return { id: randomUUID(), tenantId: null, ...EMPTY, ...fields };
+  return { id: timeOrderedId(fields.at), tenantId: null, ...EMPTY, ...fields };
 }
 
 /** Turns a store event into its audit record. */

@@ -6,6 +6,7 @@ import { WebSocketServer } from "ws";
 import { createContextInner, type Services } from "../context.js";
 import { appRouter } from "../routers/_app.js";
 import { originAllowed } from "../auth/origin-check.js";
+import { coalesceWrites } from "./coalesce-writes.js";
 import { requestMetaOf } from "./request-meta.js";
 
 /** Options of {@link startHttpServer}. */
@@ -156,7 +157,10 @@ export async function startHttpServer(
       );
       return;
     }
-    wss.handleUpgrade(req, socket, head, (ws) => wss.emit("connection", ws, req));
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      coalesceWrites(ws, socket);
+      wss.emit("connection", ws, req);
+    });
   });
 
   await new Promise<void>((resolve, reject) => {

@@ -1,4 +1,4 @@
-import { Cluster, Redis } from "ioredis";
+import { Cluster, Redis, type RedisOptions } from "ioredis";
 import type { LockKey, RedisTopology } from "@warden/core";
 import type { ReleaseBridge } from "./release-notifier.js";
 
@@ -7,13 +7,16 @@ export const RELEASE_CHANNEL = "warden:released";
 
 // The publisher never queues (a notification late is worth less than none); the
 // subscriber queues its SUBSCRIBE until connected and ioredis re-subscribes on reconnect.
-const PUBLISHER = { maxRetriesPerRequest: 1, enableOfflineQueue: false };
+// Publishes are fire-and-forget, so the publisher auto-pipelines: one write carries the
+// notifications of many releases.
+const PUBLISHER = {
+  maxRetriesPerRequest: 1,
+  enableOfflineQueue: false,
+  enableAutoPipelining: true,
+};
 const SUBSCRIBER = { maxRetriesPerRequest: null, enableOfflineQueue: true };
 
-function connect(
-  topology: RedisTopology,
-  common: typeof PUBLISHER | typeof SUBSCRIBER,
-): Redis | Cluster {
+function connect(topology: RedisTopology, common: RedisOptions): Redis | Cluster {
   switch (topology.mode) {
     case "standalone":
       return new Redis(topology.url, common);

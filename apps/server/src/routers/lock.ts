@@ -44,7 +44,11 @@ export const lockRouter = router({
       leaseMs: input.leaseMs,
       waitMs: input.waitMs ?? 0,
       waitId: input.waitId ?? null,
-      signal: signal ? AbortSignal.any([signal, ctx.request.signal]) : ctx.request.signal,
+      // Only a wait listens to the signal; composing one per call costs more than a grant.
+      signal:
+        signal && (input.waitMs ?? 0) > 0
+          ? AbortSignal.any([signal, ctx.request.signal])
+          : ctx.request.signal,
     });
     const currentTier = services.locks.tier;
     if (!result.granted) {
