@@ -68,9 +68,9 @@ export async function remoteAttempt(
   signal?.addEventListener("abort", onAbort, { once: true });
   try {
     const reply = await ctx.connection.call(
-      (api, callSignal) => {
+      (api, call) => {
         sentAt = monotonicNow();
-        return api.lock.acquire.mutate(input, { signal: callSignal });
+        return api.lock.acquire.mutate(input, call);
       },
       request.waitMs + ctx.options.requestTimeoutMs,
       signal,
@@ -97,7 +97,7 @@ async function cancelWait(ctx: ClientContext, waitId: string, settled: () => boo
   for (let attempt = 0; attempt < CANCEL_ATTEMPTS && !settled(); attempt++) {
     try {
       const { cancelled } = await ctx.connection.call(
-        (api, signal) => api.lock.cancelWait.mutate({ waitId }, { signal }),
+        (api, call) => api.lock.cancelWait.mutate({ waitId }, call),
         ctx.options.requestTimeoutMs,
       );
       if (cancelled) return;

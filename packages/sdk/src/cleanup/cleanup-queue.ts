@@ -150,7 +150,7 @@ export class CleanupQueue {
       return false;
     }
     const { lease } = await this.deps.connection.call(
-      (api, signal) => api.lock.inspect.query({ resource, businessKey }, { signal }),
+      (api, call) => api.lock.inspect.query({ resource, businessKey }, call),
       this.deps.requestTimeoutMs,
     );
     const ours =

@@ -1,5 +1,5 @@
 import { LockUnavailableError } from "@warden/core";
-import type { ApiClient } from "../transport/api-client.js";
+import type { ApiClient, CallOptions } from "../transport/api-client.js";
 import { classifyFailure, failureToError } from "../transport/map-error.js";
 import type { ClientContext } from "./client-context.js";
 
@@ -12,7 +12,7 @@ import type { ClientContext } from "./client-context.js";
  */
 export async function clientQuery<T>(
   ctx: ClientContext,
-  run: (api: ApiClient, signal: AbortSignal) => Promise<T>,
+  run: (api: ApiClient, call: CallOptions) => Promise<T>,
   operation: string,
   resource: string,
 ): Promise<T> {

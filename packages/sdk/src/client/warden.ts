@@ -123,7 +123,7 @@ export class Warden {
     const key = validateLockKey({ resource, businessKey });
     const { lease } = await clientQuery(
       this.ctx,
-      (api, signal) => api.lock.inspect.query(key, { signal }),
+      (api, call) => api.lock.inspect.query(key, call),
       "inspect",
       resource,
     );
@@ -161,7 +161,7 @@ export class Warden {
         : validateLockKey({ resource, businessKey });
     const result = await clientQuery(
       this.ctx,
-      (api, signal) => api.holder.waiters.query(input, { signal }),
+      (api, call) => api.holder.waiters.query(input, call),
       "waiters",
       resource,
     );
@@ -195,7 +195,7 @@ export class Warden {
     };
     clientQuery(
       this.ctx,
-      (api, signal) => api.lock.reportStaleFence.mutate(input, { signal }),
+      (api, call) => api.lock.reportStaleFence.mutate(input, call),
       "reportStaleFence",
       lock.resource,
     ).catch((error: unknown) =>

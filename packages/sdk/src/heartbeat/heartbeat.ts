@@ -42,7 +42,7 @@ export class Heartbeat {
     const periods = this.deps.localMode.takeEnded();
     try {
       await this.deps.connection.call(
-        (api, signal) =>
+        (api, call) =>
           api.client.heartbeat.mutate(
             {
               host: this.host,
@@ -52,7 +52,7 @@ export class Heartbeat {
               localSinceMs: this.deps.localMode.localSinceMs,
               ...(periods.length > 0 ? { localPeriods: periods } : {}),
             },
-            { signal },
+            call,
           ),
         this.deps.requestTimeoutMs,
       );

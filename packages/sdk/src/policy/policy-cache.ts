@@ -64,10 +64,7 @@ export class PolicyCache {
     const running = this.fetching.get(resource);
     if (running) return running;
     const done = this.connection
-      .call(
-        (api, signal) => api.resource.get.query({ name: resource }, { signal }),
-        this.requestTimeoutMs,
-      )
+      .call((api, call) => api.resource.get.query({ name: resource }, call), this.requestTimeoutMs)
       .then((view) => {
         if (view.retiredAt !== null) {
           this.forget(resource);

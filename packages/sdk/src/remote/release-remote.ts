@@ -35,7 +35,7 @@ export async function releaseRemote(
     let released: boolean;
     try {
       ({ released } = await connection.call(
-        (api, signal) => api.lock.release.mutate(input, { signal }),
+        (api, call) => api.lock.release.mutate(input, call),
         timeoutMs,
       ));
     } catch (error) {

@@ -34,7 +34,7 @@ export class RemoteBackend implements LeaseBackend {
     };
     try {
       const view = await this.deps.connection.call(
-        (api, signal) => api.lock.extend.mutate(input, { signal }),
+        (api, call) => api.lock.extend.mutate(input, call),
         this.deps.requestTimeoutMs,
       );
       this.deps.noteTier(view.currentTier);

@@ -1,37 +1,30 @@
-import { createTRPCClient, createWSClient, wsLink, type TRPCWebSocketClient } from "@trpc/client";
-import WebSocketImpl from "ws";
 import type { ResolvedWardenOptions } from "../options/resolve-warden-options.js";
 import { fullJitterDelayMs } from "../time/full-jitter.js";
 import { monotonicNow } from "../time/monotonic.js";
 import { backgroundTimeout } from "../time/timers.js";
-import type { ApiClient } from "./api-client.js";
+import { apiOver, type ApiClient } from "./api-client.js";
+import { RpcSocket } from "./rpc-socket.js";
 import { ClientClosedError, ReplyLostError, ServerUnreachableError } from "./transport-errors.js";
 
 /** Where the connection is: being opened, usable, lost (a retry is scheduled), or closed for good. */
 export type ConnectionState = "connecting" | "open" | "down" | "closed";
 
-/** One WebSocket client; a reconnect makes a new one, so nothing of the old one is re-sent. */
+/** One socket; a reconnect makes a new one, so nothing of the old one is re-sent. */
 interface Generation {
-  readonly ws: TRPCWebSocketClient;
+  readonly socket: RpcSocket;
   readonly api: ApiClient;
   open: boolean;
 }
 
-// tRPC's own reconnect loop only runs between a socket's loss and our `lost()` closing
-// that client (the same tick) or after a server-requested reconnect; keep it short.
-const TRPC_RETRY_MS = 100;
 // Longest a connection attempt may take before it counts as failed, in ms (at least).
 const MIN_ATTEMPT_MS = 1_000;
-// The socket is usable once tRPC has also sent the connectionParams frame.
-const OPEN_CHECKS = 200;
 
 /**
- * The client's one persistent, multiplexed WebSocket. tRPC fails the queries and mutations
- * pending on a socket that closes and does not send them again (checked in
- * `@trpc/client` 11.25.2's wsClient: `failPendingRequests`); on top of that this class
- * never lets a tRPC client outlive its socket: a lost socket ends its client, and the
- * reconnect (capped exponential backoff, full jitter) builds a new one. A command is
- * therefore sent at most once, on the socket that was open when it was issued (S8).
+ * The client's one persistent, multiplexed WebSocket ({@link RpcSocket}). A socket fails
+ * the calls pending on it when it goes and never sends them again; a lost socket is never
+ * reused, and the reconnect (capped exponential backoff, full jitter) opens a new one. A
+ * command is therefore sent at most once, on the socket that was open when it was issued
+ * (S8).
  */
 export class Connection {
   private generation: Generation | null = null;
@@ -39,7 +32,6 @@ export class Connection {
   private attempt = 0;
   private downSince: number | null = null;
   private retryTimer: NodeJS.Timeout | undefined;
-  private readonly inflight = new Set<AbortController>();
   private readonly changeListeners = new Set<(state: ConnectionState) => void>();
 
   constructor(private readonly options: ResolvedWardenOptions) {
@@ -58,36 +50,22 @@ export class Connection {
   }
 
   /**
-   * Runs one call on the open socket, bounded by `timeoutMs`. Waits for a socket that is
-   * being opened (at most `connectTimeoutMs`, or until `signal` aborts) unless the server
-   * has been unreachable for longer than that, in which case it fails at once.
+   * Runs one call on the open socket; `run` gets the API and the call's reply deadline
+   * (`timeoutMs`) to pass on. Waits for a socket that is being opened (at most
+   * `connectTimeoutMs`, or until `signal` aborts) unless the server has been unreachable
+   * for longer than that, in which case it fails at once.
    *
    * @throws ServerUnreachableError - nothing was sent.
    * @throws ReplyLostError - sent, no reply in time or the socket dropped: outcome unknown.
    * @throws ClientClosedError - the client was closed meanwhile.
    */
   async call<T>(
-    run: (api: ApiClient, signal: AbortSignal) => Promise<T>,
+    run: (api: ApiClient, options: { readonly timeoutMs: number }) => Promise<T>,
     timeoutMs: number,
     signal?: AbortSignal,
   ): Promise<T> {
-    const generation = await this.ready(signal);
-    const controller = new AbortController();
-    this.inflight.add(controller);
-    // Ref'd on purpose: the caller awaits this call.
-    const timer = setTimeout(
-      () => controller.abort(new ReplyLostError(`no reply within ${timeoutMs} ms`)),
-      timeoutMs,
-    );
-    try {
-      return await run(generation.api, controller.signal);
-    } catch (error) {
-      if (controller.signal.aborted) throw controller.signal.reason;
-      throw error;
-    } finally {
-      clearTimeout(timer);
-      this.inflight.delete(controller);
-    }
+    const generation = this.openGeneration() ?? (await this.ready(signal));
+    return run(generation.api, { timeoutMs });
   }
 
   /** Stops reconnecting, ends the calls in flight and closes the socket. Idempotent. */
@@ -95,10 +73,9 @@ export class Connection {
     if (this.current === "closed") return;
     this.setState("closed");
     clearTimeout(this.retryTimer);
-    for (const controller of this.inflight) controller.abort(new ClientClosedError());
     const generation = this.generation;
     this.generation = null;
-    if (generation) await closeGeneration(generation);
+    if (generation) await generation.socket.close(new ClientClosedError());
   }
 
   private async ready(signal?: AbortSignal): Promise<Generation> {
@@ -132,14 +109,7 @@ export class Connection {
 
   private openGeneration(): Generation | null {
     const generation = this.generation;
-    if (!generation?.open) return null;
-    // A socket tRPC has started closing (a missed pong) is lost now, not when its close
-    // handshake ends: a call on it would make tRPC reopen that client behind our back.
-    if (!usable(generation)) {
-      this.lost(generation);
-      return null;
-    }
-    return generation;
+    return generation?.open && generation.socket.isOpen ? generation : null;
   }
 
   private connect(): void {
@@ -147,23 +117,18 @@ export class Connection {
     const { wsUrl, apiKey, clientId, pingIntervalMs, pongTimeoutMs } = this.options;
     // Filled in right below; the callbacks only run once the socket has events.
     const holder: { generation?: Generation } = {};
-    const lost = () => {
-      if (holder.generation) this.lost(holder.generation);
-    };
-    const ws = createWSClient({
-      url: wsUrl,
-      WebSocket: WebSocketImpl as unknown as typeof WebSocket,
+    const socket = new RpcSocket(wsUrl, {
       connectionParams: { apiKey, clientId },
-      retryDelayMs: () => TRPC_RETRY_MS,
-      keepAlive: { enabled: true, intervalMs: pingIntervalMs, pongTimeoutMs },
-      onError: lost,
-      onClose: lost,
+      pingIntervalMs,
+      pongTimeoutMs,
+      onOpen: () => {
+        if (holder.generation) this.opened(holder.generation);
+      },
+      onLost: () => {
+        if (holder.generation) this.lost(holder.generation);
+      },
     });
-    const generation: Generation = {
-      ws,
-      api: createTRPCClient({ links: [wsLink({ client: ws })] }),
-      open: false,
-    };
+    const generation: Generation = { socket, api: apiOver(socket), open: false };
     holder.generation = generation;
     this.generation = generation;
     if (this.current !== "connecting") this.setState("connecting");
@@ -175,20 +140,10 @@ export class Connection {
       },
       Math.max(MIN_ATTEMPT_MS, this.options.connectTimeoutMs),
     );
-    ws.connectionState.subscribe({
-      next: (state) => {
-        if (state.state === "pending") void this.confirmOpen(generation);
-      },
-    });
   }
 
-  /** tRPC says "pending" once the socket opened; it is usable once connectionParams are out. */
-  private async confirmOpen(generation: Generation): Promise<void> {
-    for (let i = 0; i < OPEN_CHECKS && !usable(generation); i++) {
-      if (this.generation !== generation) return;
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-    if (this.generation !== generation || !usable(generation) || generation.open) return;
+  private opened(generation: Generation): void {
+    if (this.generation !== generation || generation.open) return;
     generation.open = true;
     this.attempt = 0;
     this.downSince = null;
@@ -197,12 +152,10 @@ export class Connection {
 
   private lost(generation: Generation): void {
     if (this.generation !== generation) return;
-    // After a server-requested reconnect tRPC may serve from a newer socket already.
-    if (generation.open && usable(generation)) return;
     generation.open = false;
     this.generation = null;
-    // Closing the tRPC client first stops its own reconnect: it must never send again.
-    void closeGeneration(generation);
+    // The old socket never sends again; closing it fails what is still pending on it.
+    void generation.socket.close(new ReplyLostError("the connection to the server was lost"));
     if (this.current === "closed") return;
     this.downSince ??= monotonicNow();
     this.setState("down");
@@ -219,31 +172,4 @@ export class Connection {
     this.current = state;
     for (const listener of [...this.changeListeners]) listener(state);
   }
-}
-
-// A graceful close waits for the server's close frame; a frozen server never sends it, and
-// the ws library would keep the socket (and the process) alive for 30 s.
-const CLOSE_GRACE_MS = 250;
-
-async function closeGeneration(generation: Generation): Promise<void> {
-  const socket = generation.ws.connection?.ws as unknown as WebSocketImpl | undefined;
-  // tRPC's close waits for a socket still opening; terminating it is what ends that wait.
-  const closed = generation.ws.close().catch(() => undefined);
-  if (socket && socket.readyState !== WebSocketImpl.CLOSED) {
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
-        socket.terminate();
-        resolve();
-      }, CLOSE_GRACE_MS);
-      socket.once("close", () => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
-  }
-  await closed;
-}
-
-function usable(generation: Generation): boolean {
-  return generation.ws.connection?.state === "open";
 }
