@@ -34,18 +34,6 @@ export interface AuditContext {
   readonly reason?: string | null;
 }
 
-const EMPTY = {
-  businessKey: null,
-  lockId: null,
-  fence: null,
-  clientId: null,
-  ownerId: null,
-  tier: null,
-  leaseMs: null,
-  actor: null,
-  reason: null,
-} as const;
-
 /**
  * A UUID version 7 for an event at `atMs`: 48 bits of Unix ms first, then random bits.
  * Ids of new events sort after older ones, so the audit table's primary key (the
@@ -58,11 +46,30 @@ export function timeOrderedId(atMs: number): string {
   return `${time.slice(0, 8)}-${time.slice(8)}-7${random.slice(15)}`;
 }
 
-/** A new record with a fresh id; unset columns are null. */
+/**
+ * A new record with a fresh id; unset columns are null. Built as one literal of a fixed
+ * shape: two records are written per lock cycle, and spreading defaults and fields into
+ * each cost more than the rest of the audit path.
+ */
 export function auditRecord(
   fields: Partial<AuditRecord> & Pick<AuditRecord, "type" | "resource" | "at">,
 ): AuditRecord {
-  return { id: timeOrderedId(fields.at), tenantId: null, ...EMPTY, ...fields };
+  return {
+    id: timeOrderedId(fields.at),
+    type: fields.type,
+    tenantId: fields.tenantId ?? null,
+    resource: fields.resource,
+    businessKey: fields.businessKey ?? null,
+    lockId: fields.lockId ?? null,
+    fence: fields.fence ?? null,
+    clientId: fields.clientId ?? null,
+    ownerId: fields.ownerId ?? null,
+    tier: fields.tier ?? null,
+    leaseMs: fields.leaseMs ?? null,
+    actor: fields.actor ?? null,
+    reason: fields.reason ?? null,
+    at: fields.at,
+  };
 }
 
 /** Turns a store event into its audit record. */
@@ -80,7 +87,7 @@ export function recordOfEvent(event: StoreEvent, context: AuditContext): AuditRe
     });
   }
   const lease = context.lease;
-  const base = {
+  const record: Mutable<AuditRecord> = auditRecord({
     type: event.type,
     tenantId: context.tenantId,
     resource: event.resource,
@@ -92,53 +99,47 @@ export function recordOfEvent(event: StoreEvent, context: AuditContext): AuditRe
     ownerId: lease?.holder.ownerId ?? null,
     actor: context.actor ?? null,
     reason: context.reason ?? null,
-  };
+  });
   switch (event.type) {
     case "grant":
-      return auditRecord({
-        ...base,
-        lockId: event.lockId,
-        fence: event.fence,
-        clientId: event.holder.clientId,
-        ownerId: event.holder.ownerId,
-        leaseMs: event.leaseMs,
-        reason: event.reentry > 1 ? `reentry ${event.reentry}` : null,
-      });
+      record.lockId = event.lockId;
+      record.fence = event.fence;
+      record.clientId = event.holder.clientId;
+      record.ownerId = event.holder.ownerId;
+      record.leaseMs = event.leaseMs;
+      record.reason = event.reentry > 1 ? `reentry ${event.reentry}` : null;
+      break;
     case "refusal":
-      return auditRecord({
-        ...base,
-        clientId: event.holder.clientId,
-        ownerId: event.holder.ownerId,
-        reason: `held by ${event.heldBy.clientId}/${event.heldBy.ownerId}`.slice(0, 500),
-      });
+      record.clientId = event.holder.clientId;
+      record.ownerId = event.holder.ownerId;
+      record.reason = `held by ${event.heldBy.clientId}/${event.heldBy.ownerId}`.slice(0, 500);
+      break;
     case "release":
-      return auditRecord({
-        ...base,
-        lockId: event.lockId,
-        reason: event.released ? null : "reentry left",
-      });
+      record.lockId = event.lockId;
+      record.reason = event.released ? null : "reentry left";
+      break;
     case "extend":
-      return auditRecord({ ...base, lockId: event.lockId, leaseMs: event.leaseMs });
+      record.lockId = event.lockId;
+      record.leaseMs = event.leaseMs;
+      break;
     case "expired":
-      return auditRecord({ ...base, lockId: event.lockId });
+      record.lockId = event.lockId;
+      break;
     case "force-release":
-      return auditRecord({
-        ...base,
-        lockId: event.lockId,
-        clientId: event.holder.clientId,
-        ownerId: event.holder.ownerId,
-      });
+      record.lockId = event.lockId;
+      record.clientId = event.holder.clientId;
+      record.ownerId = event.holder.ownerId;
+      break;
     case "outcome-unknown":
-      return auditRecord({
-        ...base,
-        lockId: event.lockId,
-        reason: event.cleanedUp ? "cleaned up" : "not cleaned up",
-      });
+      record.lockId = event.lockId;
+      record.reason = event.cleanedUp ? "cleaned up" : "not cleaned up";
+      break;
     case "replication-timeout":
-      return auditRecord({
-        ...base,
-        lockId: event.lockId,
-        reason: `acknowledged by ${event.acknowledged} of ${event.required} replicas; undone`,
-      });
+      record.lockId = event.lockId;
+      record.reason = `acknowledged by ${event.acknowledged} of ${event.required} replicas; undone`;
+      break;
   }
+  return record;
 }
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
