@@ -87,6 +87,15 @@ async function readRow(ctx: AcquireContext, key: LockKey): Promise<LeaseRow | un
   return rows[0];
 }
 
+/** A refusal naming no holder: the key was held a moment ago and is contended ("busy"). */
+export function busyRefusal(
+  ctx: AcquireContext,
+  key: LockKey,
+  holder: Holder,
+): Extract<AcquireStep, { kind: "answer" }> {
+  return refuse(ctx, key, holder, { clientId: "", ownerId: "" }, 0);
+}
+
 function refusalFrom(
   ctx: AcquireContext,
   key: LockKey,
@@ -107,7 +116,7 @@ function refuse(
   holder: Holder,
   heldBy: Holder,
   ttlMs: number,
-): AcquireStep {
+): Extract<AcquireStep, { kind: "answer" }> {
   ctx.emit({
     type: "refusal",
     resource: key.resource,

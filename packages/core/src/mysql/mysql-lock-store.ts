@@ -25,7 +25,12 @@ import {
   validateResource,
   validateWaitReplicas,
 } from "../validation/validate.js";
-import { acquireStep, type AcquireContext } from "./acquire-step.js";
+import {
+  acquireStep,
+  busyRefusal,
+  type AcquireContext,
+  type AcquireStep,
+} from "./acquire-step.js";
 import { leaseFromRow, type LeaseRow } from "./lease-row.js";
 import { createLockPool } from "./lock-pool.js";
 import { MysqlFenceEpochs } from "./mysql-fence-epochs.js";
@@ -113,10 +118,12 @@ export class MysqlLockStore implements LockStore {
       deadlockAttempts: this.options.deadlockAttempts,
       emit: (event) => this.emit(event),
     };
+    let last: AcquireStep["kind"] = "retry";
     try {
       await this.epochs.ensureFloor();
       for (let step = 0; step < MAX_ACQUIRE_STEPS; step += 1) {
         const outcome = await acquireStep(ctx, key, holder, leaseMs, lockId);
+        last = outcome.kind;
         if (outcome.kind === "answer") return outcome.result;
         if (outcome.kind === "lost")
           throw await uncertainOutcome(this.failureContext, "acquire", key, lockId);
@@ -125,6 +132,10 @@ export class MysqlLockStore implements LockStore {
     } catch (error) {
       throw await storeFailure(this.failureContext, "acquire", key, lockId, error);
     }
+    // Every attempt found the key held when its statement ran and free again when the
+    // report read it: a hot key changing hands faster than two round trips. Nothing was
+    // granted; that is a refusal ("busy, try again"), not an unavailable tier.
+    if (last === "retry") return busyRefusal(ctx, key, holder).result;
     throw new LockUnavailableError("the MySQL tier could not settle on a fencing epoch");
   }
 

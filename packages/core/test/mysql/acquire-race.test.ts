@@ -66,4 +66,46 @@ describe("MySQL tier under racing acquirers", () => {
       await target.store.forceRelease({ resource, businessKey: "k" });
     }
   });
+
+  it("a hot key changing hands on every call: each try is granted or refused, never an error, and never shared", async () => {
+    const resource = uniqueResource();
+    const stopAt = performance.now() + 1_500;
+    let holding = 0;
+    let overlaps = 0;
+    let grants = 0;
+    let refusals = 0;
+    const errors: string[] = [];
+    await Promise.all(
+      Array.from({ length: 32 }, async (_, i) => {
+        const store = i % 2 === 0 ? target.store : other;
+        while (performance.now() < stopAt) {
+          try {
+            const result = await store.acquire({
+              resource,
+              businessKey: "hot",
+              holder: holder(`w${i}`),
+              leaseMs: 5_000,
+            });
+            if (!result.granted) {
+              refusals += 1;
+              continue;
+            }
+            grants += 1;
+            holding += 1;
+            if (holding > 1) overlaps += 1;
+            // Hold across a turn of the event loop, so a second grant would overlap it.
+            await new Promise((resolve) => setImmediate(resolve));
+            holding -= 1;
+            await store.release({ resource, businessKey: "hot", lockId: result.lockId });
+          } catch (error) {
+            errors.push(String(error));
+          }
+        }
+      }),
+    );
+    expect(errors).toEqual([]);
+    expect(overlaps).toBe(0);
+    expect(grants).toBeGreaterThan(0);
+    expect(refusals).toBeGreaterThan(0);
+  });
 });
