@@ -25,12 +25,8 @@ import {
   validateResource,
   validateWaitReplicas,
 } from "../validation/validate.js";
-import {
-  acquireStep,
-  busyRefusal,
-  type AcquireContext,
-  type AcquireStep,
-} from "./acquire-step.js";
+import { acquireStep, busyRefusal, type AcquireContext, type AcquireStep } from "./acquire-step.js";
+import { retryDeadlocks } from "./deadlock-retry.js";
 import { leaseFromRow, type LeaseRow } from "./lease-row.js";
 import { createLockPool } from "./lock-pool.js";
 import { MysqlFenceEpochs } from "./mysql-fence-epochs.js";
@@ -229,12 +225,21 @@ export class MysqlLockStore implements LockStore {
     values: (string | number)[],
   ): Promise<boolean> {
     try {
-      const [result] = await this.pool.execute<ResultSetHeader>({
-        sql,
-        values,
-        timeout: this.options.commandTimeoutMs,
-      });
-      return rowsMatched(result) > 0;
+      // A release racing a contended acquire of the same key can be picked as a deadlock
+      // victim; InnoDB rolled it back whole, so it is retried like an acquire.
+      const outcome = await retryDeadlocks(
+        () =>
+          this.pool.execute<ResultSetHeader>({
+            sql,
+            values,
+            timeout: this.options.commandTimeoutMs,
+          }),
+        this.options.deadlockAttempts,
+      );
+      if (!outcome.ok) {
+        throw new LockUnavailableError(`MySQL tier: ${operation} deadlocked on every attempt`);
+      }
+      return rowsMatched(outcome.value[0]) > 0;
     } catch (error) {
       throw await storeFailure(this.failureContext, operation, key, lockId, error);
     }
