@@ -24,6 +24,7 @@ export {
 } from "./sentinel/start-sentinel-group.js";
 export { startCluster, type StartClusterOptions } from "./cluster/start-cluster.js";
 export { startMariaDb } from "./mariadb/start-mariadb.js";
+export type { MariaDbSizing } from "./mariadb/mariadb-args.js";
 export {
   createTestDatabase,
   type CreateTestDatabaseOptions,

@@ -20,11 +20,27 @@ export function mariaDbLayout(dir: string): MariaDbLayout {
 // mariadbd refuses to run as root unless told to; as another user it runs as that user.
 const RUN_AS = `--user=${userInfo().username}`;
 
+/** InnoDB sizes of a private server. */
+export interface MariaDbSizing {
+  /** e.g. "32M", "1G" */
+  readonly bufferPool: string;
+  /** The redo log, e.g. "8M", "512M". */
+  readonly redoLog: string;
+}
+
 /**
  * Sizes for a test server: the defaults (128 MB buffer pool, 100 MB redo log) would
- * cost ~100 MB of disk per server and slow the install for nothing.
+ * cost ~100 MB of disk per server and slow the install for nothing. A benchmark asks for
+ * production-like sizes instead ({@link startMariaDb}'s `sizing`).
  */
-const LEAN = ["--innodb-buffer-pool-size=32M", "--innodb-log-file-size=8M"];
+export const LEAN_SIZING: MariaDbSizing = { bufferPool: "32M", redoLog: "8M" };
+
+function sizingArgs(sizing: MariaDbSizing): string[] {
+  return [
+    `--innodb-buffer-pool-size=${sizing.bufferPool}`,
+    `--innodb-log-file-size=${sizing.redoLog}`,
+  ];
+}
 
 /**
  * mariadb-install-db arguments. `normal` root authentication creates root@localhost,
@@ -39,7 +55,7 @@ export function installArgs(layout: MariaDbLayout): string[] {
     "--auth-root-authentication-method=normal",
     "--skip-test-db",
     "--skip-name-resolve",
-    ...LEAN,
+    ...sizingArgs(LEAN_SIZING),
   ];
 }
 
@@ -48,7 +64,12 @@ export function installArgs(layout: MariaDbLayout): string[] {
  * server's port and socket) out; InnoDB keeps its default durability so data written
  * before a SIGKILL survives the restart.
  */
-export function serverArgs(layout: MariaDbLayout, port: number, dir: string): string[] {
+export function serverArgs(
+  layout: MariaDbLayout,
+  port: number,
+  dir: string,
+  sizing: MariaDbSizing = LEAN_SIZING,
+): string[] {
   return [
     "--no-defaults",
     `--datadir=${layout.datadir}`,
@@ -59,6 +80,6 @@ export function serverArgs(layout: MariaDbLayout, port: number, dir: string): st
     `--tmpdir=${dir}`,
     RUN_AS,
     "--skip-name-resolve",
-    ...LEAN,
+    ...sizingArgs(sizing),
   ];
 }

@@ -1,6 +1,12 @@
 import { ManagedServer } from "../process/managed-server.js";
 import type { MariaDbServer } from "../types.js";
-import { mariaDbLayout, serverArgs, type MariaDbLayout } from "./mariadb-args.js";
+import {
+  LEAN_SIZING,
+  mariaDbLayout,
+  serverArgs,
+  type MariaDbLayout,
+  type MariaDbSizing,
+} from "./mariadb-args.js";
 import { withMysql } from "./with-mysql.js";
 
 /** The mariadbd binary; Debian ships it in /usr/sbin, which root has on PATH. */
@@ -16,7 +22,11 @@ export class MariaDbInstance extends ManagedServer implements MariaDbServer {
   readonly url: string;
   readonly layout: MariaDbLayout;
 
-  constructor(port: number, dir: string) {
+  constructor(
+    port: number,
+    dir: string,
+    private readonly sizing: MariaDbSizing = LEAN_SIZING,
+  ) {
     super("mariadb", dir, "mariadb.log");
     this.port = port;
     this.url = `mysql://${this.user}@${this.host}:${port}/${this.database}`;
@@ -25,7 +35,10 @@ export class MariaDbInstance extends ManagedServer implements MariaDbServer {
 
   /** Spawns mariadbd and resolves once it accepts root over TCP and `warden` exists. */
   async launch(): Promise<void> {
-    const child = this.spawnServer(MARIADBD, serverArgs(this.layout, this.port, this.dir));
+    const child = this.spawnServer(
+      MARIADBD,
+      serverArgs(this.layout, this.port, this.dir, this.sizing),
+    );
     const serverUrl = `mysql://${this.user}@${this.host}:${this.port}`;
     try {
       await this.waitReady(child, `on port ${this.port} to accept connections`, () =>
