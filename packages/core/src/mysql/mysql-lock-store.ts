@@ -1,4 +1,4 @@
-import type { Pool, ResultSetHeader } from "mysql2/promise";
+import type { Pool, ResultSetHeader, RowDataPacket } from "mysql2/promise";
 import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
 import { LockUnavailableError } from "../errors/lock-unavailable-error.js";
 import { NotHolderError } from "../errors/not-holder-error.js";
@@ -171,6 +171,19 @@ export class MysqlLockStore implements LockStore {
     const key = validateLockKey({ resource: input.resource, businessKey: input.businessKey });
     const row = await this.readRow(key);
     return row && Number(row.live) === 1 ? leaseFromRow(row) : null;
+  }
+
+  /**
+   * True while any lease in this tier is live (on the database clock). Once the fleet has
+   * left MySQL no new lease can appear here (the acquire statement checks the shared
+   * tier), so a false stays false until the next degrade.
+   */
+  async hasLiveLeases(): Promise<boolean> {
+    const [rows] = await this.pool.query<RowDataPacket[]>({
+      sql: "SELECT 1 FROM mysql_lock WHERE expires_at > NOW(3) LIMIT 1",
+      timeout: this.options.commandTimeoutMs,
+    });
+    return rows.length > 0;
   }
 
   async list(input: ListInput): Promise<LeasePage> {

@@ -16,6 +16,9 @@ import type { LeaseMirror } from "./lease-mirror.js";
 import type { TierController } from "./tier-controller.js";
 import type { TierSnapshot, TierTransitionRow } from "./tier-snapshot.js";
 
+/** How often a recovery drain asks MySQL whether it still holds a live lease, in ms. */
+const DRAIN_CHECK_MS = 250;
+
 /** The parts of a resource's policy that decide where it may be granted. */
 export interface ResourcePolicy {
   /** May move to MySQL when Redis is down. */
@@ -35,7 +38,7 @@ export interface FencedStore extends LockStore {
 /** The stores and machinery {@link TieredLocks} routes between. */
 export interface TieredLocksParts {
   readonly redis: FencedStore;
-  readonly mysql: FencedStore;
+  readonly mysql: FencedStore & { hasLiveLeases(): Promise<boolean> };
   readonly local: LockStore;
   readonly controller: TierController;
   readonly mirror: LeaseMirror;
@@ -50,11 +53,20 @@ export interface TieredLocksParts {
  * lease is released or expired (recovery drain, docs/decisions/0005).
  */
 export class TieredLocks {
+  /** While now is before this, Redis acquires first ask MySQL about their key. */
   private drainUntilMs = 0;
+  /** Bumped by every return to Redis, so a check started for an older drain is ignored. */
+  private drainGeneration = 0;
+  private drainTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly parts: TieredLocksParts) {
     parts.controller.onChange((next, previous) => this.follow(next, previous));
     this.follow(parts.controller.snapshot, undefined);
+  }
+
+  /** True while a return to Redis is still being drained (docs/decisions/0005). */
+  get draining(): boolean {
+    return Date.now() < this.drainUntilMs;
   }
 
   /** Current tier as decided by the controller. */
@@ -162,6 +174,7 @@ export class TieredLocks {
   }
 
   async close(): Promise<void> {
+    this.endDrainChecks();
     this.parts.controller.close();
     await this.parts.mirror.close();
     await Promise.allSettled([
@@ -176,10 +189,45 @@ export class TieredLocks {
     if (next.tier === "mysql") this.parts.mysql.requireEpoch(next.epoch);
     if (next.tier === "redis") {
       this.parts.redis.requireEpoch(next.epoch);
-      // Leases granted in MySQL last at most maxLeaseMs (plus renewals, which the drain
-      // check sees because it asks MySQL about each key).
-      if (previous && previous.tier !== "redis") this.drainUntilMs = Date.now() + LIMITS.maxLeaseMs;
+      if (previous && previous.tier !== "redis") this.startDrain();
     }
+  }
+
+  /**
+   * The recovery drain: Redis acquires ask MySQL about their key until MySQL holds no
+   * live lease. Checked every DRAIN_CHECK_MS: no live lease ends the drain at once (none
+   * can appear: the MySQL tier grants only while the shared tier says mysql); live leases
+   * push its end to a max lease from now, so leases renewed in MySQL keep it going. When
+   * MySQL cannot be asked, the drain ends a max lease after the last answer that saw a
+   * live lease: no lease can be renewed past that without MySQL.
+   */
+  private startDrain(): void {
+    this.drainGeneration += 1;
+    this.drainUntilMs = Date.now() + LIMITS.maxLeaseMs;
+    this.endDrainChecks();
+    this.drainTimer = setInterval(() => void this.checkDrain(), DRAIN_CHECK_MS);
+    this.drainTimer.unref();
+  }
+
+  private async checkDrain(): Promise<void> {
+    const generation = this.drainGeneration;
+    if (!this.draining || this.tier !== "redis") {
+      this.endDrainChecks();
+      return;
+    }
+    const live = await this.parts.mysql.hasLiveLeases().catch(() => null);
+    if (generation !== this.drainGeneration || live === null) return;
+    if (live) {
+      this.drainUntilMs = Math.max(this.drainUntilMs, Date.now() + LIMITS.maxLeaseMs);
+    } else {
+      this.drainUntilMs = 0;
+      this.endDrainChecks();
+    }
+  }
+
+  private endDrainChecks(): void {
+    clearInterval(this.drainTimer);
+    this.drainTimer = undefined;
   }
 
   private searchOrder(): Tier[] {

@@ -108,8 +108,23 @@ test("after Redis returns the tier goes back after the hold-down, and a key stil
   });
   expect(fresh.tier).toBe("redis");
   expect(compareFences(fresh.fence!, mysqlFence)).toBeGreaterThan(0);
+  // The drain lasts while MySQL holds a live lease (a renewal there keeps it going)...
+  const renewed = held.granted
+    ? await locks.extend({
+        resource,
+        businessKey: "long",
+        lockId: held.lockId,
+        leaseMs: 20_000,
+        tier: "mysql",
+      })
+    : null;
+  expect(renewed?.tier).toBe("mysql");
+  await sleep(FAST.probeIntervalMs * 3);
+  expect(locks.draining).toBe(true);
   if (held.granted)
     await locks.release({ resource, businessKey: "long", lockId: held.lockId, tier: "mysql" });
+  // ...and ends once MySQL holds none, long before a max lease (60 s) has passed.
+  await eventually(async () => expect(locks.draining).toBe(false), 3_000);
   const nowFree = await locks.acquire(
     { resource, businessKey: "long", holder: holder("other"), leaseMs: 1_000 },
     DEGRADES,
