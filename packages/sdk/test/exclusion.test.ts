@@ -52,6 +52,17 @@ describe("exclusion and fences", () => {
     }
   });
 
+  test("600 tryAcquires issued at once on one client (more than one WebSocket message may carry) are all answered", async () => {
+    const resource = await stack.resource("burst", { defaultLeaseMs: 10_000 });
+    const warden = stack.client();
+    // Long keys: the calls of one turn are far over the server's 64 KiB message limit.
+    const keys = Array.from({ length: 600 }, (_, i) => `${"k".repeat(100)}-${i}`);
+    const locks = await Promise.all(keys.map((key) => warden.tryAcquire(resource, key)));
+    expect(locks.filter((lock) => lock !== null)).toHaveLength(600);
+    expect(warden.state).toBe("open");
+    await Promise.all(locks.map((lock) => lock!.release()));
+  });
+
   test("tryAcquire returns null while another client holds the key", async () => {
     const resource = await stack.resource("try");
     const [a, b] = [stack.client(), stack.client()];

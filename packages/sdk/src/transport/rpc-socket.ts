@@ -31,6 +31,13 @@ interface ServerMessage {
   readonly error?: { readonly message: string; readonly code: number; readonly data?: unknown };
 }
 
+/**
+ * Longest outgoing frame, in UTF-16 code units of its JSON (at most 3 UTF-8 bytes each,
+ * so ≤ 24 KiB on the wire): under the server's default 64 KiB message limit, and still
+ * ~30 lock calls a frame.
+ */
+const FRAME_BUDGET = 8 * 1024;
+
 // A graceful close waits for the server's close frame; a frozen server never sends it, and
 // the ws library would keep the socket (and the process) alive for 30 s.
 const CLOSE_GRACE_MS = 250;
@@ -147,11 +154,28 @@ export class RpcSocket {
       }
       return;
     }
+    // The server closes a socket that sends a message over its limit (64 KiB by default),
+    // which would lose every call in flight: a turn's calls go out in frames of at most
+    // FRAME_BUDGET (a single larger call goes alone).
+    let frame: string[] = [];
+    let frameBytes = 0;
     for (const message of batch) {
+      const json = JSON.stringify(message);
+      if (frame.length > 0 && frameBytes + json.length + 1 > FRAME_BUDGET) {
+        this.sendFrame(frame);
+        frame = [];
+        frameBytes = 1;
+      }
+      frame.push(json);
+      frameBytes += json.length + 1;
       const call = this.pending.get(message.id);
       if (call) call.sent = true;
     }
-    this.ws.send(JSON.stringify(batch.length === 1 ? batch[0] : batch));
+    this.sendFrame(frame);
+  }
+
+  private sendFrame(messages: readonly string[]): void {
+    this.ws.send(messages.length === 1 ? messages[0]! : `[${messages.join(",")}]`);
   }
 
   private received(data: WebSocket.RawData, isBinary: boolean): void {
