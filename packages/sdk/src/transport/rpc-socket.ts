@@ -54,8 +54,8 @@ const CLOSE_GRACE_MS = 250;
  * (docs/decisions/0041-sdk-wire-client.md). This class keeps the rules that made the
  * wsLink safe here: a call is written at most once, on this socket only; when the socket
  * goes, every call still waiting fails with an unknown outcome and is never re-sent (S8).
- * Calls issued in one turn of the event loop leave as one frame (a JSON array, which the
- * server's adapter accepts as a batch).
+ * Calls issued in one turn of the event loop leave together, as JSON arrays (which the
+ * server's adapter accepts as a batch) of at most {@link FRAME_BUDGET} characters.
  */
 export class RpcSocket {
   private readonly ws: WebSocket;
@@ -158,20 +158,22 @@ export class RpcSocket {
     // which would lose every call in flight: a turn's calls go out in frames of at most
     // FRAME_BUDGET (a single larger call goes alone).
     let frame: string[] = [];
-    let frameBytes = 0;
+    let frameChars = 0;
     for (const message of batch) {
+      const call = this.pending.get(message.id);
+      // Its caller already gave up on it (timed out): it is not sent at all.
+      if (!call) continue;
       const json = JSON.stringify(message);
-      if (frame.length > 0 && frameBytes + json.length + 1 > FRAME_BUDGET) {
+      if (frame.length > 0 && frameChars + json.length + 1 > FRAME_BUDGET) {
         this.sendFrame(frame);
         frame = [];
-        frameBytes = 1;
+        frameChars = 1;
       }
       frame.push(json);
-      frameBytes += json.length + 1;
-      const call = this.pending.get(message.id);
-      if (call) call.sent = true;
+      frameChars += json.length + 1;
+      call.sent = true;
     }
-    this.sendFrame(frame);
+    if (frame.length > 0) this.sendFrame(frame);
   }
 
   private sendFrame(messages: readonly string[]): void {
