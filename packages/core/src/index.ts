@@ -1,13 +1,6 @@
-export * from "./errors/index.js";
-export type {
-  Tier,
-  Holder,
-  LockKey,
-  LeaseView,
-  Grant,
-  Refusal,
-  AcquireResult,
-} from "./store/types.js";
+// Errors, limits, validation, fence layout and the lock types live in @warden/contract (the
+// wire contract shared with the server, SDK and console); core re-exports them for its callers.
+export * from "@warden/contract";
 export type {
   LockStore,
   AcquireInput,
@@ -17,25 +10,14 @@ export type {
   ListInput,
   LeasePage,
   ForceReleaseInput,
+  LeaveQueueInput,
+  ReadQueueInput,
+  QueuePlace,
+  LockDelayView,
 } from "./store/lock-store.js";
-export { LIMITS } from "./store/limits.js";
-export { newLockId } from "./store/lock-id.js";
-export {
-  validateResource,
-  validateLockKey,
-  validateHolder,
-  validateLeaseMs,
-  validateLockId,
-  validateWaitReplicas,
-  validatePageSize,
-} from "./validation/validate.js";
-export {
-  FENCE_LAYOUT,
-  composeFence,
-  parseFence,
-  splitFence,
-  compareFences,
-} from "./fence/fence-layout.js";
+export { LOCK_DELAY_HOLDER, MAX_LOCK_DELAY_MS, validateLockDelayMs } from "./store/lock-store.js";
+export { type FairWait, QUEUED_HOLDER } from "./store/fair-wait.js";
+export type { LeaseFacts } from "./store/lease-facts.js";
 export type { EpochSource } from "./fence/epoch-source.js";
 export type { StoreEvent, LockEvent, EpochEvent, EventSink } from "./events/store-event.js";
 export { writeTogetherThisTurn } from "./io/write-together.js";
@@ -56,3 +38,65 @@ export { openTieredLocks, type OpenTieredLocksOptions } from "./tier/open-tiered
 export { TIER_CONTROLLER_DEFAULTS, type TierControllerOptions } from "./tier/tier-controller.js";
 export type { TierSnapshot, TierTransitionRow } from "./tier/tier-snapshot.js";
 export { LeaseMirror, type LeaseMirrorOptions } from "./tier/lease-mirror.js";
+export {
+  SEMAPHORE_LIMITS,
+  type SemaphoreStore,
+  type SemaphoreAcquireInput,
+  type SemaphoreView,
+  type PermitGrant,
+  type PermitRefusal,
+  type PermitResult,
+  type PermitView,
+  type PermitRef,
+  type PermitExtendInput,
+  type PermitForceReleaseInput,
+} from "./store/semaphore-store.js";
+export { LocalSemaphoreStore } from "./local/local-semaphore-store.js";
+export {
+  RedisSemaphoreStore,
+  type RedisSemaphoreStoreOptions,
+} from "./redis/semaphore/redis-semaphore-store.js";
+export {
+  MysqlSemaphoreStore,
+  type MysqlSemaphoreStoreOptions,
+} from "./mysql/semaphore/mysql-semaphore-store.js";
+export {
+  TieredSemaphores,
+  type TieredSemaphoresParts,
+  type FencedSemaphoreStore,
+  type TierSource,
+} from "./tier/tiered-semaphores.js";
+export {
+  openTieredSemaphores,
+  type OpenTieredSemaphoresOptions,
+} from "./tier/open-tiered-semaphores.js";
+export {
+  RW_DEFAULTS,
+  type RwLockStore,
+  type RwMode,
+  type RwAcquireInput,
+  type RwAcquireResult,
+  type RwGrant,
+  type RwRefusal,
+  type RwRefusalReason,
+  type RwLeaseView,
+  type RwKeyView,
+  type RwReleaseInput,
+  type RwReleaseResult,
+  type RwExtendInput,
+  type RwForceReleaseInput,
+} from "./store/rw-lock-store.js";
+export { LocalRwLockStore } from "./local/local-rw-lock-store.js";
+export { RedisRwLockStore } from "./redis/rw/redis-rw-lock-store.js";
+export { MysqlRwLockStore } from "./mysql/rw/mysql-rw-lock-store.js";
+export {
+  TieredRwLocks,
+  type FencedRwStore,
+  type TieredRwLocksParts,
+} from "./tier/tiered-rw-locks.js";
+export {
+  MysqlRwSweeper,
+  RW_SWEEPER_DEFAULTS,
+  type MysqlRwSweeperOptions,
+  type RwSweepCounts,
+} from "./mysql/rw/mysql-rw-sweeper.js";

@@ -1,4 +1,5 @@
-import type { Holder, LockKey, Tier } from "../store/types.js";
+import type { Holder, LockKey, Tier } from "@warden/contract";
+import type { LeaseFacts } from "../store/lease-facts.js";
 
 interface EventBase extends LockKey {
   readonly tier: Tier;
@@ -6,7 +7,11 @@ interface EventBase extends LockKey {
   readonly at: number;
 }
 
-/** A lease was granted, or re-entered by its holder. */
+/**
+ * A lease was granted, or re-entered by its holder. `grantedAt` and `renewals` are the
+ * grant's as stored (a re-entry keeps the first grant's); both were added without changing
+ * the other fields.
+ */
 export interface GrantEvent extends EventBase {
   readonly type: "grant";
   readonly lockId: string;
@@ -14,6 +19,13 @@ export interface GrantEvent extends EventBase {
   readonly holder: Holder;
   readonly leaseMs: number;
   readonly reentry: number;
+  readonly grantedAt: number;
+  readonly renewals: number;
+  /**
+   * The lock-delay the store keeps with this lease (docs/decisions/0175), when it has one;
+   * set by the Redis store, whose lease mirror carries it to the MySQL tier.
+   */
+  readonly lockDelayMs?: number;
 }
 
 /** An acquire was refused because another holder has the key. */
@@ -23,18 +35,29 @@ export interface RefusalEvent extends EventBase {
   readonly heldBy: Holder;
 }
 
-/** A release by the holder; `released` is false while re-entries remain. */
-export interface ReleaseEvent extends EventBase {
+/**
+ * A release by the holder; `released` is false while re-entries remain (`reentry` of them).
+ * Carries the facts of the lease it acted on (fence, holder, grantedAt, renewals) as the
+ * store kept them, so any instance can audit it; `type`, `lockId` and `released` are as
+ * before.
+ */
+export interface ReleaseEvent extends EventBase, LeaseFacts {
   readonly type: "release";
-  readonly lockId: string;
   readonly released: boolean;
+  readonly reentry: number;
 }
 
-/** A lease was extended by `leaseMs` from now. */
-export interface ExtendEvent extends EventBase {
+/**
+ * A lease was extended by `leaseMs` from now. Carries the facts of the extended lease
+ * (`renewals` counts this extend) and its new expiry on the store clock; `type`, `lockId`
+ * and `leaseMs` are as before.
+ */
+export interface ExtendEvent extends EventBase, LeaseFacts {
   readonly type: "extend";
-  readonly lockId: string;
   readonly leaseMs: number;
+  readonly expiresAt: number;
+  /** The lock-delay that moved with the lease, when it has one (Redis store; see GrantEvent). */
+  readonly lockDelayMs?: number;
 }
 
 /** A release or extend found the lease already gone: it expired before its holder let go. */
@@ -43,11 +66,17 @@ export interface ExpiredEvent extends EventBase {
   readonly lockId: string;
 }
 
-/** An operator removed a lease. */
-export interface ForceReleaseEvent extends EventBase {
+/**
+ * An operator removed a lease. Carries the facts of the removed lease; `type`, `lockId`
+ * and `holder` are as before.
+ */
+export interface ForceReleaseEvent extends EventBase, LeaseFacts {
   readonly type: "force-release";
-  readonly lockId: string;
-  readonly holder: Holder;
+  /**
+   * The lock-delay that now runs from this removal, when the lease had one (Redis store;
+   * see GrantEvent).
+   */
+  readonly lockDelayMs?: number;
 }
 
 /** A grant's reply was lost; it is being released by lockId in the background. */

@@ -1,11 +1,24 @@
 import type { Pool, ResultSetHeader, RowDataPacket } from "mysql2/promise";
-import { LockUnavailableError } from "../errors/lock-unavailable-error.js";
-import type { LockEvent } from "../events/store-event.js";
-import { FENCE_LAYOUT } from "../fence/fence-layout.js";
-import type { AcquireResult, Holder, LockKey } from "../store/types.js";
+import {
+  LockUnavailableError,
+  FENCE_LAYOUT,
+  type AcquireResult,
+  type Holder,
+  type LockKey,
+} from "@warden/contract";
+import type { StoreEventEmitter } from "../events/event-emitter.js";
 import { retryDeadlocks } from "./deadlock-retry.js";
 import { leaseFromRow, type LeaseRow } from "./lease-row.js";
-import { ACQUIRE_LOCK, COUNTER_HEADROOM } from "./sql/acquire-lock.js";
+import {
+  ACQUIRE_LOCK,
+  ACQUIRE_LOCK_DELAYED,
+  ACQUIRE_LOCK_FAIR,
+  ACQUIRE_LOCK_FAIR_DELAYED,
+  ACQUIRE_RESULTS,
+  COUNTER_HEADROOM,
+} from "./sql/acquire-lock.js";
+import { QUEUED_HOLDER, type FairWait } from "../store/fair-wait.js";
+import { LOCK_DELAY_HOLDER } from "../store/lock-store.js";
 import { READ_BLOCKERS, READ_LEASE } from "./sql/read-lease.js";
 
 /** What one acquire attempt needs from its store. */
@@ -13,7 +26,7 @@ export interface AcquireContext {
   readonly pool: Pool;
   readonly timeoutMs: number;
   readonly deadlockAttempts: number;
-  readonly emit: (event: LockEvent) => void;
+  readonly events: StoreEventEmitter;
 }
 
 /** One attempt's outcome: an answer for the caller, or a reason to renew the epoch and retry. */
@@ -23,13 +36,19 @@ export type AcquireStep =
   | { readonly kind: "retry" }
   | { readonly kind: "lost" };
 
+interface AheadRow extends RowDataPacket {
+  ahead: number | string | null;
+}
+
 /** Who a refusal names when a mirrored Redis lease blocks the key (the mirror has no holder). */
 export const REDIS_MIRROR_HOLDER = "redis-lease-mirror";
 
 /**
  * Runs the acquire statement once and turns its affected-row count into the answer. The
- * SELECTs that follow only report (the fence and expiry of a grant, who holds a refused
- * key, which guard failed); the decision was the statement's.
+ * statement and the read of the key's row travel in one round trip; the read that says
+ * which guard failed runs only when a refused key has no live holder. The reads only
+ * report (fence and expiry of a grant, who holds a refused key); the decision was the
+ * statement's.
  */
 export async function acquireStep(
   ctx: AcquireContext,
@@ -37,22 +56,66 @@ export async function acquireStep(
   holder: Holder,
   leaseMs: number,
   lockId: string,
+  fair?: FairWait,
+  lockDelayMs = 0,
 ): Promise<AcquireStep> {
-  const params = [key.resource, key.businessKey, lockId, holder.clientId, holder.ownerId, leaseMs];
+  const { resource, businessKey } = key;
+  const decide = [
+    resource,
+    businessKey,
+    lockId,
+    holder.clientId,
+    holder.ownerId,
+    leaseMs,
+    lockDelayMs,
+  ];
+  const mirror = [resource, businessKey];
+  const report = [resource, businessKey];
+  const waiterId = fair?.waiterId ?? "";
+  const values = fair
+    ? [
+        ...[resource, businessKey],
+        ...[resource, businessKey, waiterId, fair.heartbeatMs, waiterId],
+        ...[resource, businessKey, resource, businessKey, waiterId],
+        ...[resource, businessKey, holder.clientId, holder.ownerId],
+        ...decide,
+        ...mirror,
+        ...[resource, businessKey, waiterId],
+        ...report,
+      ]
+    : [...decide, ...mirror, ...report];
+  const at = fair ? ACQUIRE_RESULTS.fair : ACQUIRE_RESULTS.plain;
   const outcome = await retryDeadlocks(
     () =>
-      ctx.pool.execute<ResultSetHeader>({
-        sql: ACQUIRE_LOCK,
-        values: [...params, key.resource, key.businessKey],
+      ctx.pool.query<RowDataPacket[][]>({
+        sql: fair
+          ? lockDelayMs > 0
+            ? ACQUIRE_LOCK_FAIR_DELAYED
+            : ACQUIRE_LOCK_FAIR
+          : lockDelayMs > 0
+            ? ACQUIRE_LOCK_DELAYED
+            : ACQUIRE_LOCK,
+        values,
         timeout: ctx.timeoutMs,
       }),
     ctx.deadlockAttempts,
   );
-  const row = await readRow(ctx, key);
-  if (!outcome.ok) return refusalFrom(ctx, key, holder, row);
-  const affected = outcome.value[0].affectedRows;
+  if (!outcome.ok) return refusalFrom(ctx, key, holder, await readRow(ctx, key));
+  // A multi-statement reply: one result per statement (see ACQUIRE_RESULTS).
+  const results = outcome.value[0] as unknown as unknown[];
+  const inserted = results[at.decision] as ResultSetHeader;
+  const row = (results[at.report] as (LeaseRow & { delay_left_ms?: string | number })[])[0];
+  const affected = inserted.affectedRows;
   if (affected === 0) {
     if (row && Number(row.live) === 1) return refusalFrom(ctx, key, holder, row);
+    // Held back by the last grant's lock-delay (docs/decisions/0175); a fair caller's place
+    // was kept.
+    const delayLeftMs = Number(row?.delay_left_ms ?? 0);
+    if (lockDelayMs > 0 && delayLeftMs > 0) {
+      return refuse(ctx, key, holder, LOCK_DELAY_HOLDER, delayLeftMs);
+    }
+    const ahead = at.ahead < 0 ? 0 : Number((results[at.ahead] as AheadRow[])[0]?.ahead ?? 0);
+    if (ahead > 0) return refuse(ctx, key, holder, QUEUED_HOLDER, 0);
     return blockedStep(ctx, key, holder);
   }
   if (!row) return { kind: "lost" };
@@ -63,17 +126,15 @@ export async function acquireStep(
   // cannot tell our fence, so that outcome is unknown.
   if (!mine && (!reentered || Number(row.live) !== 1)) return { kind: "lost" };
   const lease = leaseFromRow(row);
-  ctx.emit({
+  ctx.events.lock(key, {
     type: "grant",
-    resource: key.resource,
-    businessKey: key.businessKey,
-    tier: "mysql",
-    at: Date.now(),
     lockId: lease.lockId,
     fence: lease.fence,
     holder: lease.holder,
     leaseMs,
     reentry: lease.reentry,
+    grantedAt: lease.grantedAt,
+    renewals: lease.renewals,
   });
   return { kind: "answer", result: { ...lease, granted: true, reentered } };
 }
@@ -117,15 +178,7 @@ function refuse(
   heldBy: Holder,
   ttlMs: number,
 ): Extract<AcquireStep, { kind: "answer" }> {
-  ctx.emit({
-    type: "refusal",
-    resource: key.resource,
-    businessKey: key.businessKey,
-    tier: "mysql",
-    at: Date.now(),
-    holder,
-    heldBy,
-  });
+  ctx.events.lock(key, { type: "refusal", holder, heldBy });
   return { kind: "answer", result: { granted: false, holder: heldBy, ttlMs, tier: "mysql" } };
 }
 

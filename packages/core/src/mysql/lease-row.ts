@@ -1,5 +1,5 @@
 import type { RowDataPacket } from "mysql2/promise";
-import type { LeaseView, LockKey } from "../store/types.js";
+import type { LeaseView, LockKey } from "@warden/contract";
 
 /** A `mysql_lock` row as the statements in sql/ select it (see LEASE_COLUMNS). */
 export interface LeaseRow extends RowDataPacket {
@@ -11,6 +11,8 @@ export interface LeaseRow extends RowDataPacket {
   owner_id: string;
   fence: string;
   reentry: number;
+  renewals: number;
+  granted_ms: string;
   expires_ms: string;
   ttl_ms: string;
   live?: number;
@@ -25,6 +27,8 @@ export function leaseFromRow(row: LeaseRow): LeaseView {
     fence: row.fence,
     holder: { clientId: row.client_id, ownerId: row.owner_id },
     reentry: Number(row.reentry),
+    grantedAt: Number(row.granted_ms),
+    renewals: Number(row.renewals),
     expiresAt: Number(row.expires_ms),
     ttlMs: Number(row.ttl_ms),
     tier: "mysql",

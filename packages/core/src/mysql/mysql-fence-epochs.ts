@@ -1,6 +1,6 @@
 import type { Pool } from "mysql2/promise";
-import { LockUnavailableError } from "../errors/lock-unavailable-error.js";
-import type { EventSink } from "../events/store-event.js";
+import { LockUnavailableError } from "@warden/contract";
+import type { StoreEventEmitter } from "../events/event-emitter.js";
 import type { EpochSource } from "../fence/epoch-source.js";
 import { REGISTER_EPOCH } from "./sql/fence-epochs.js";
 
@@ -12,7 +12,7 @@ import { REGISTER_EPOCH } from "./sql/fence-epochs.js";
  * binding its own fresh epoch) may be one Redis grants with, so this class then mints a
  * newer epoch for the MySQL tier alone and registers it; the same happens when an
  * epoch's counter runs low. No durable epoch (MySQL or the source down) means no
- * registration and no grant: LockUnavailableError (S2, S5).
+ * registration and no grant: LockUnavailableError (docs/design.md#fences-only-grow, #fail-closed).
  */
 export class MysqlFenceEpochs {
   private floor = 0;
@@ -22,7 +22,7 @@ export class MysqlFenceEpochs {
   constructor(
     private readonly pool: Pool,
     private readonly source: EpochSource,
-    private readonly onEvent: EventSink | undefined,
+    private readonly events: StoreEventEmitter,
   ) {}
 
   /** Asks that grants use at least `epoch` (e.g. the epoch the controller minted for a switch). */
@@ -62,6 +62,6 @@ export class MysqlFenceEpochs {
     await this.pool.execute(REGISTER_EPOCH, [epoch]);
     this.registered = Math.max(this.registered, epoch);
     this.floor = Math.max(this.floor, epoch);
-    this.onEvent?.({ type: "epoch", tier: "mysql", at: Date.now(), epoch, reason });
+    this.events.epoch(epoch, reason);
   }
 }

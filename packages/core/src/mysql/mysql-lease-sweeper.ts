@@ -1,6 +1,8 @@
 import type { Pool, ResultSetHeader, RowDataPacket } from "mysql2/promise";
-import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
+import { InvalidArgumentError } from "@warden/contract";
+import { PeriodicSweeper } from "./periodic-sweeper.js";
 import { DELETE_SWEEPABLE, FIND_SWEEPABLE } from "./sql/sweep-expired.js";
+import { SWEEP_DEAD_WAITERS } from "./sql/waiters.js";
 
 /** Options of {@link MysqlLeaseSweeper}. */
 export interface MysqlLeaseSweeperOptions {
@@ -33,52 +35,20 @@ const MIN_RETAIN_MS = 10_000;
  * for long. Each DELETE re-checks expiry, so a row taken over meanwhile is never removed.
  * Its timer is unref'd: it never keeps a process alive.
  */
-export class MysqlLeaseSweeper {
-  private readonly options: typeof SWEEPER_DEFAULTS;
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<number> | undefined;
-
-  constructor(
-    private readonly pool: Pool,
-    options: MysqlLeaseSweeperOptions = {},
-  ) {
-    const defined = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
-    this.options = { ...SWEEPER_DEFAULTS, ...defined };
-    for (const name of ["intervalMs", "batchSize", "retainMs"] as const) {
-      if (!Number.isInteger(this.options[name]) || this.options[name] < 1) {
-        throw new InvalidArgumentError(name, "must be a positive integer");
-      }
-    }
-    if (this.options.batchSize > 500)
-      throw new InvalidArgumentError("batchSize", "must be at most 500 rows");
+export class MysqlLeaseSweeper extends PeriodicSweeper<Required<MysqlLeaseSweeperOptions>, number> {
+  constructor(pool: Pool, options: MysqlLeaseSweeperOptions = {}) {
+    super(pool, SWEEPER_DEFAULTS, options);
     if (this.options.retainMs < MIN_RETAIN_MS) {
       throw new InvalidArgumentError("retainMs", `must be at least ${MIN_RETAIN_MS} ms`);
     }
   }
 
-  /** Sweeps every `intervalMs` until {@link stop}. Errors are swallowed: the next run retries. */
-  start(): void {
-    this.timer ??= setInterval(
-      () => void this.sweep().catch(() => undefined),
-      this.options.intervalMs,
-    );
-    this.timer.unref();
-  }
-
-  /** Stops the timer and waits for a sweep in progress. */
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
-    await this.running?.catch(() => undefined);
-  }
-
-  /** One full pass over the table; returns the number of rows deleted. Concurrent calls share it. */
-  sweep(): Promise<number> {
-    this.running ??= this.pass().finally(() => (this.running = undefined));
-    return this.running;
-  }
-
-  private async pass(): Promise<number> {
+  /**
+   * One full pass over the table (and over `mysql_lock_waiter`'s long-dead waiters); returns
+   * the number of lease rows deleted.
+   */
+  protected async pass(): Promise<number> {
+    await this.sweepDeadWaiters();
     let cursor = "0";
     let deleted = 0;
     for (;;) {
@@ -99,6 +69,17 @@ export class MysqlLeaseSweeper {
       deleted += result.affectedRows;
       cursor = last;
       if (rows.length < this.options.batchSize) return deleted;
+    }
+  }
+
+  /** Deletes fair waiters dead for longer than `retainMs`, in batches of `batchSize`. */
+  private async sweepDeadWaiters(): Promise<void> {
+    for (;;) {
+      const [result] = await this.pool.execute<ResultSetHeader>(SWEEP_DEAD_WAITERS, [
+        this.options.retainMs,
+        String(this.options.batchSize),
+      ]);
+      if (result.affectedRows < this.options.batchSize) return;
     }
   }
 }

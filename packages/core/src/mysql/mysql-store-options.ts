@@ -1,5 +1,5 @@
 import type { PoolOptions } from "mysql2/promise";
-import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
+import { InvalidArgumentError } from "@warden/contract";
 import type { EventSink } from "../events/store-event.js";
 import type { EpochSource } from "../fence/epoch-source.js";
 
@@ -16,9 +16,10 @@ export interface MysqlLockStoreOptions {
   /** Receives every grant, refusal, release, extend, expiry and epoch change. */
   readonly onEvent?: EventSink;
   /**
-   * Upper bound on one statement in ms; past it the outcome is unknown (S8). A slow
-   * grant still reports a true remaining lease: it is read on the database clock after
-   * the statement, and a lease that already ended is never reported as granted.
+   * Upper bound on one statement in ms; past it the outcome is unknown
+   * (docs/design.md#no-replay-no-guess). A slow grant still reports a true remaining lease: it is
+   * read on the database clock after the statement, and a lease that already ended is never
+   * reported as granted.
    * @defaultValue 2000
    */
   readonly commandTimeoutMs?: number;

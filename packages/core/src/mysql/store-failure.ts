@@ -1,9 +1,12 @@
 import type { Pool } from "mysql2/promise";
-import { LockUnavailableError } from "../errors/lock-unavailable-error.js";
-import { OutcomeUnknownError, type UncertainOperation } from "../errors/outcome-unknown-error.js";
-import { WardenError } from "../errors/warden-error.js";
-import type { LockEvent } from "../events/store-event.js";
-import type { LockKey } from "../store/types.js";
+import {
+  LockUnavailableError,
+  OutcomeUnknownError,
+  type UncertainOperation,
+  WardenError,
+  type LockKey,
+} from "@warden/contract";
+import type { StoreEventEmitter } from "../events/event-emitter.js";
 import { certainlyNotApplied } from "./driver-errors.js";
 import { FORCE_RELEASE } from "./sql/force-release.js";
 
@@ -11,13 +14,14 @@ import { FORCE_RELEASE } from "./sql/force-release.js";
 export interface FailureContext {
   readonly pool: Pool;
   readonly timeoutMs: number;
-  readonly emit: (event: LockEvent) => void;
+  readonly events: StoreEventEmitter;
 }
 
 /**
  * The error a caller sees for a failed store call: typed errors pass through; a
  * statement that certainly did not run means the tier cannot serve now
- * (LockUnavailableError); anything else leaves the outcome unknown (S8).
+ * (LockUnavailableError); anything else leaves the outcome unknown
+ * (docs/design.md#no-replay-no-guess).
  */
 export async function storeFailure(
   ctx: FailureContext,
@@ -53,16 +57,7 @@ export async function uncertainOutcome(
       })
       .then(() => true)
       .catch(() => false);
-    const { resource, businessKey } = key;
-    ctx.emit({
-      type: "outcome-unknown",
-      resource,
-      businessKey,
-      tier: "mysql",
-      at: Date.now(),
-      lockId,
-      cleanedUp,
-    });
+    ctx.events.lock(key, { type: "outcome-unknown", lockId, cleanedUp });
   }
   return new OutcomeUnknownError(lockId, operation, { cause });
 }

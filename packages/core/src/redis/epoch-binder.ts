@@ -1,5 +1,5 @@
-import { LockUnavailableError } from "../errors/lock-unavailable-error.js";
-import type { EventSink } from "../events/store-event.js";
+import { LockUnavailableError } from "@warden/contract";
+import type { StoreEventEmitter } from "../events/event-emitter.js";
 import type { EpochSource } from "../fence/epoch-source.js";
 import { bindEpoch } from "./generated/lua-scripts.js";
 import { callScript, type RedisClient } from "./redis-connection.js";
@@ -11,7 +11,8 @@ import { callScript, type RedisClient } from "./redis-connection.js";
  * current epoch and is raised by the tier controller after each tier switch, so Redis
  * fences always exceed those the MySQL tier handed out. A node below it, or bound to an
  * old replication id (a promoted replica), gets a FRESH epoch minted for it alone. No
- * durable epoch (MySQL down) means no binding, and the store refuses to grant (S2, S5).
+ * durable epoch (MySQL down) means no binding, and the store refuses to grant
+ * (docs/design.md#fences-only-grow, #fail-closed).
  */
 export class EpochBinder {
   private minEpochValue = 0;
@@ -22,12 +23,17 @@ export class EpochBinder {
   constructor(
     private readonly client: RedisClient,
     private readonly source: EpochSource,
-    private readonly onEvent: EventSink | undefined,
+    private readonly events: StoreEventEmitter,
   ) {}
 
   /** The lowest epoch a node must be bound at before it may grant. */
   get minEpoch(): number {
     return this.minEpochValue;
+  }
+
+  /** True once the durable epoch is loaded (then {@link ensureStarted} has nothing to do). */
+  get ready(): boolean {
+    return this.started;
   }
 
   /**
@@ -81,6 +87,6 @@ export class EpochBinder {
       );
     }
     await Promise.all(epochKeys.map((key) => callScript(this.client, bindEpoch, [key], [epoch])));
-    this.onEvent?.({ type: "epoch", tier: "redis", at: Date.now(), epoch, reason, node: nodeId });
+    this.events.epoch(epoch, reason, nodeId);
   }
 }

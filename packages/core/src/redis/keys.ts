@@ -1,12 +1,15 @@
 import calculateSlot from "cluster-key-slot";
-import { createHash } from "node:crypto";
-import type { LockKey } from "../store/types.js";
+import { hash } from "node:crypto";
+import type { LockKey } from "@warden/contract";
 
 /**
  * Every Redis key Warden writes is built here.
  *
  *   w:{<resource>#<shard>}:l:<businessKey>   the lease (string, PX)
  *   w:{<resource>#<shard>}:f                 the fence counter of that shard (hash, no TTL)
+ *   w:{<resource>#<shard>}:q:<businessKey>   fair waiters in arrival order (zset, PX)
+ *   w:{<resource>#<shard>}:qw:<businessKey>  their heartbeat deadlines (hash, PX)
+ *   w:{<resource>#<shard>}:d:<businessKey>   the lock-delay shadow (string, PX; decision 0175)
  *   w:ep                                     the epoch record (standalone / sentinel)
  *   w:ep:{<slot tag>}                        the epoch record of one cluster slot
  *
@@ -16,31 +19,80 @@ import type { LockKey } from "../store/types.js";
  * restart and hand the next holder a fence smaller than one already used.
  */
 export class RedisKeys {
+  // Two generations of business key -> shard: a key used lately is found in one of them;
+  // at most 2 * SHARD_CACHE_SIZE keys are kept.
+  private recentShards = new Map<string, number>();
+  private olderShards = new Map<string, number>();
+
   constructor(
     private readonly shardsPerResource: number,
     private readonly cluster: boolean,
   ) {}
 
-  /** The shard of a business key: a stable hash, so one key always maps to one counter. */
+  /**
+   * The shard of a business key: a stable hash (the first 4 bytes of its MD5), so one key
+   * always maps to one counter. Never change it: a key moved to another shard's counter
+   * could be handed a fence below one it already had. One-shot `hash` (no Hash object per
+   * call), remembered for the last few thousand keys: a release or extend names the key its
+   * acquire just hashed, and a hash costs more than the rest of building the keys.
+   */
   shardOf(businessKey: string): number {
-    return createHash("md5").update(businessKey).digest().readUInt32BE(0) % this.shardsPerResource;
+    if (this.shardsPerResource === 1) return 0;
+    const known = this.recentShards.get(businessKey) ?? this.olderShards.get(businessKey);
+    if (known !== undefined) return known;
+    const shard = hash("md5", businessKey, "buffer").readUInt32BE(0) % this.shardsPerResource;
+    if (this.recentShards.size >= SHARD_CACHE_SIZE) {
+      this.olderShards = this.recentShards;
+      this.recentShards = new Map();
+    }
+    this.recentShards.set(businessKey, shard);
+    return shard;
   }
 
   private tag(key: LockKey): string {
     return `{${key.resource}#${this.shardOf(key.businessKey)}}`;
   }
 
-  /** The three keys an acquire touches (lease, counter, epoch), with one hash of the key. */
-  forAcquire(key: LockKey): [lease: string, counter: string, epoch: string] {
+  /** The three keys a plain (not fair) acquire touches: lease, counter and epoch. */
+  forPlainAcquire(key: LockKey): [lease: string, counter: string, epoch: string] {
+    const tag = this.tag(key);
+    const lease = `w:${tag}:l:${key.businessKey}`;
+    return [lease, `w:${tag}:f`, this.cluster ? epochKeyOfSlot(calculateSlot(lease)) : "w:ep"];
+  }
+
+  /**
+   * The five keys an acquire touches (lease, counter, epoch, and the key's queue and its
+   * waiters' deadlines, used by fair calls only), with one hash of the key.
+   */
+  forAcquire(
+    key: LockKey,
+  ): [lease: string, counter: string, epoch: string, queue: string, waiters: string] {
     const tag = this.tag(key);
     const lease = `w:${tag}:l:${key.businessKey}`;
     const epoch = this.cluster ? epochKeyOfSlot(calculateSlot(lease)) : "w:ep";
-    return [lease, `w:${tag}:f`, epoch];
+    return [
+      lease,
+      `w:${tag}:f`,
+      epoch,
+      `w:${tag}:q:${key.businessKey}`,
+      `w:${tag}:qw:${key.businessKey}`,
+    ];
+  }
+
+  /** The queue of fair waiters of one lock and their heartbeat deadlines. */
+  queue(key: LockKey): [queue: string, waiters: string] {
+    const tag = this.tag(key);
+    return [`w:${tag}:q:${key.businessKey}`, `w:${tag}:qw:${key.businessKey}`];
   }
 
   /** The lease key of one lock. */
   lease(key: LockKey): string {
     return `w:${this.tag(key)}:l:${key.businessKey}`;
+  }
+
+  /** The lock-delay shadow of one lock (same slot as its lease). */
+  delay(key: LockKey): string {
+    return `w:${this.tag(key)}:d:${key.businessKey}`;
   }
 
   /** The fence counter shared by the lock's shard. */
@@ -66,6 +118,9 @@ export class RedisKeys {
       : null;
   }
 }
+
+/** Business keys whose shard one generation of {@link RedisKeys}' cache remembers. */
+const SHARD_CACHE_SIZE = 4096;
 
 let slotTags: string[] | undefined;
 

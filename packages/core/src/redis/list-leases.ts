@@ -1,8 +1,12 @@
 import { Cluster, type Redis } from "ioredis";
-import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
+import {
+  InvalidArgumentError,
+  type LeaseView,
+  type LockKey,
+  validatePageSize,
+  validateResource,
+} from "@warden/contract";
 import type { LeasePage, ListInput } from "../store/lock-store.js";
-import type { LeaseView, LockKey } from "../store/types.js";
-import { validatePageSize, validateResource } from "../validation/validate.js";
 import type { RedisKeys } from "./keys.js";
 import type { RedisClient } from "./redis-connection.js";
 

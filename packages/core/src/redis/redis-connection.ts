@@ -7,10 +7,10 @@ import type { RedisTopology } from "./topology.js";
 export type RedisClient = Redis | Cluster;
 
 /**
- * Options that make a lock connection safe (S8): a command is sent at most once. No
- * offline queue (nothing is sent later than asked), no re-send of commands in flight when
- * a connection drops, no per-request retries. Reconnection itself is fine: only commands
- * issued after it are sent on it.
+ * Options that make a lock connection safe (docs/design.md#no-replay-no-guess): a command is sent
+ * at most once. No offline queue (nothing is sent later than asked), no re-send of commands in
+ * flight when a connection drops, no per-request retries. Reconnection itself is fine: only
+ * commands issued after it are sent on it.
  */
 const NO_REPLAY: RedisOptions = Object.freeze({
   enableOfflineQueue: false,

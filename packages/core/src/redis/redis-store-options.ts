@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from "../errors/invalid-argument-error.js";
+import { InvalidArgumentError } from "@warden/contract";
 import type { EventSink } from "../events/store-event.js";
 import type { EpochSource } from "../fence/epoch-source.js";
 import type { RedisTopology } from "./topology.js";

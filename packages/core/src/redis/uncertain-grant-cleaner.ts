@@ -1,12 +1,13 @@
 import { performance } from "node:perf_hooks";
-import type { LeaseView, LockKey } from "../store/types.js";
+import type { LockKey } from "@warden/contract";
 
-type Remove = (key: LockKey, lockId: string, timeoutMs: number) => Promise<LeaseView | null>;
+/** Removes the grant `lockId` of `key` if it exists; resolves once the store answered. */
+type Remove = (key: LockKey, lockId: string, timeoutMs: number) => Promise<unknown>;
 
 /**
- * Releases grants whose reply was lost (S8). The grant may exist, so its lockId is
- * released, retried until Redis answers or the lease has surely run out; after that the
- * key is free either way. Timers are unref'd: they never keep a process alive.
+ * Releases grants whose reply was lost (docs/design.md#no-replay-no-guess). The grant may exist, so
+ * its lockId is released, retried until Redis answers or the lease has surely run out; after that
+ * the key is free either way. Timers are unref'd: they never keep a process alive.
  */
 export class UncertainGrantCleaner {
   private readonly timers = new Set<NodeJS.Timeout>();

@@ -1,4 +1,16 @@
-import type { AcquireResult, Holder, LeaseView, LockKey, Tier } from "./types.js";
+import {
+  InvalidArgumentError,
+  type AcquireResult,
+  type Holder,
+  type LeaseView,
+  type LockKey,
+  type Tier,
+} from "@warden/contract";
+import type { FairWait } from "./fair-wait.js";
+import type { LeaseFacts } from "./lease-facts.js";
+import type { QueuePlace, ReadQueueInput } from "./queue-place.js";
+
+export type { QueuePlace, ReadQueueInput } from "./queue-place.js";
 
 /** Input of {@link LockStore.acquire}. */
 export interface AcquireInput extends LockKey {
@@ -11,6 +23,53 @@ export interface AcquireInput extends LockKey {
    * @defaultValue 0
    */
   readonly waitReplicas?: number;
+  /** First come, first served for this key (see {@link FairWait}); omit for a plain acquire. */
+  readonly fair?: FairWait;
+  /**
+   * Lock-delay (docs/decisions/0175): after this grant's lease ends involuntarily (it
+   * expires, or is force-released) the key is granted to nobody for this long; a voluntary
+   * release starts no delay. An acquire that passes it is also refused while a delay is in
+   * force ({@link LOCK_DELAY_HOLDER}, `ttlMs` = the delay left). An integer in
+   * 0..{@link MAX_LOCK_DELAY_MS}; 0 or absent: no delay, and delays are not checked.
+   */
+  readonly lockDelayMs?: number;
+}
+
+/** The longest lock-delay a resource may ask for, in ms. */
+export const MAX_LOCK_DELAY_MS = 60_000;
+
+/**
+ * Who a refusal names when the key is free but a lock-delay is in force: the last lease
+ * ended involuntarily less than its delay ago. The refusal's `ttlMs` is the delay left.
+ */
+export const LOCK_DELAY_HOLDER: Holder = Object.freeze({ clientId: "", ownerId: "lock-delay" });
+
+/** Checks `lockDelayMs`: absent, or an integer in 0..{@link MAX_LOCK_DELAY_MS}; 0 when absent. */
+export function validateLockDelayMs(value: unknown): number {
+  if (value === undefined) return 0;
+  if (
+    typeof value !== "number" ||
+    !Number.isInteger(value) ||
+    value < 0 ||
+    value > MAX_LOCK_DELAY_MS
+  ) {
+    throw new InvalidArgumentError("lockDelayMs", `must be an integer in 0..${MAX_LOCK_DELAY_MS}`);
+  }
+  return value;
+}
+
+/** A key with no lease whose lock-delay is in force (see {@link LockStore.inspectDelay}). */
+export interface LockDelayView extends LockKey {
+  /** When the delay ends, in ms since the Unix epoch on the store's clock. */
+  readonly lockDelayUntil: number;
+  /** Delay left in ms as the store measured it when answering. */
+  readonly remainingMs: number;
+  readonly tier: Tier;
+}
+
+/** Input of {@link LockStore.leaveQueue}. */
+export interface LeaveQueueInput extends LockKey {
+  readonly waiterId: string;
 }
 
 /** Input of {@link LockStore.release}. */
@@ -23,6 +82,8 @@ export interface ReleaseResult {
   readonly released: boolean;
   /** Entries the holder still has after this release; 0 when `released`. */
   readonly reentry: number;
+  /** The lease this release acted on, as it was stored (fence, holder, grantedAt, renewals). */
+  readonly lease: LeaseFacts;
 }
 
 /** Input of {@link LockStore.extend}. */
@@ -65,11 +126,24 @@ export interface LockStore {
   readonly tier: Tier;
   acquire(input: AcquireInput): Promise<AcquireResult>;
   release(input: ReleaseInput): Promise<ReleaseResult>;
+  /** Returns the lease as extended (its `renewals` counts this extend). */
   extend(input: ExtendInput): Promise<LeaseView>;
   inspect(key: LockKey): Promise<LeaseView | null>;
+  /**
+   * The key's lock-delay when one is in force and no lease exists (docs/decisions/0175);
+   * null otherwise. Writes nothing. Optional: a wrapper without it reports no delays.
+   */
+  inspectDelay?(key: LockKey): Promise<LockDelayView | null>;
   list(input: ListInput): Promise<LeasePage>;
-  /** Removes the lease whatever its holder (or only `lockId`'s); returns what was removed. */
+  /** Removes the lease whatever its holder (or only `lockId`'s); returns what was removed, facts included. */
   forceRelease(input: ForceReleaseInput): Promise<LeaseView | null>;
+  /** Gives up a waiter's place in the key's queue (a cancelled wait); true when it had one. */
+  leaveQueue(input: LeaveQueueInput): Promise<boolean>;
+  /**
+   * The key's live fair-queue places from the head, in arrival order (dead ones skipped);
+   * writes nothing. Empty for a key nobody queues for (and for resources that are not fair).
+   */
+  readQueue(input: ReadQueueInput): Promise<QueuePlace[]>;
   /** Stops timers and closes connections the store owns. Idempotent. */
   close(): Promise<void>;
 }

@@ -16,6 +16,16 @@ export function withTimeout<T>(promise: Promise<T>, timeoutMs: number): Promise<
   return new Promise<T>((resolve, reject) => {
     const timer = setTimeout(() => reject(new CallTimeoutError(timeoutMs)), timeoutMs);
     timer.unref();
-    promise.then(resolve, reject).finally(() => clearTimeout(timer));
+    // Two handlers rather than `.finally`: one promise fewer per store call.
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: Error) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
   });
 }

@@ -1,4 +1,4 @@
-import type { Tier } from "../store/types.js";
+import type { Tier } from "@warden/contract";
 
 /** What the controller knows when it decides. */
 export interface TierInputs {

@@ -65,35 +65,25 @@ export class LeaseMirror {
     switch (event.type) {
       case "grant":
       case "extend": {
-        const expiresAtMs = event.at + event.leaseMs + this.options.clockMarginMs;
-        if (expiresAtMs < Date.now() + this.options.flushIntervalMs) return;
+        // A lease with a lock-delay holds the key back for that long after it ends
+        // involuntarily, so its row stays live until then (docs/decisions/0175).
+        const untilMs = event.at + event.leaseMs + (event.lockDelayMs ?? 0);
         const fence =
           event.type === "grant" ? (event.fence ?? "0") : (this.upserts.get(id)?.fence ?? "");
-        if (!this.upserts.has(id) && this.upserts.size >= this.options.maxPending) {
-          this.dropped += 1;
-          return;
-        }
-        this.deletes.delete(id);
-        this.upserts.set(id, {
-          resource: event.resource,
-          businessKey: event.businessKey,
-          lockId: event.lockId,
-          fence,
-          expiresAtMs,
-        });
+        this.keep(id, event, fence, untilMs);
         return;
       }
-      case "release":
       case "force-release":
-        if (event.type === "release" && !event.released) return;
-        // A lease granted and released between two flushes never reaches MySQL at all.
-        this.upserts.delete(id);
-        if (!this.mirrored.has(id)) return;
-        this.deletes.set(id, {
-          resource: event.resource,
-          businessKey: event.businessKey,
-          lockId: event.lockId,
-        });
+        // With a lock-delay the key stays held back for the delay from the removal.
+        if (
+          event.lockDelayMs &&
+          this.keep(id, event, event.fence ?? "0", event.at + event.lockDelayMs)
+        )
+          return;
+        this.forget(id, event);
+        return;
+      case "release":
+        if (event.released) this.forget(id, event);
         return;
       case "refusal":
       case "expired":
@@ -101,6 +91,48 @@ export class LeaseMirror {
       case "replication-timeout":
         return;
     }
+  }
+
+  /** The key is free: drops its pending row, and deletes the one written, if any. */
+  private forget(
+    id: string,
+    event: { resource: string; businessKey: string; lockId: string },
+  ): void {
+    // A lease granted and released between two flushes never reaches MySQL at all.
+    this.upserts.delete(id);
+    if (!this.mirrored.has(id)) return;
+    this.deletes.set(id, {
+      resource: event.resource,
+      businessKey: event.businessKey,
+      lockId: event.lockId,
+    });
+  }
+
+  /**
+   * Buffers a row that keeps `id` held back in MySQL until `untilMs` (plus the clock
+   * margin); false when that ends before the next batch (nothing to mirror).
+   */
+  private keep(
+    id: string,
+    event: { resource: string; businessKey: string; lockId: string },
+    fence: string,
+    untilMs: number,
+  ): boolean {
+    const expiresAtMs = untilMs + this.options.clockMarginMs;
+    if (expiresAtMs < Date.now() + this.options.flushIntervalMs) return false;
+    if (!this.upserts.has(id) && this.upserts.size >= this.options.maxPending) {
+      this.dropped += 1;
+      return true;
+    }
+    this.deletes.delete(id);
+    this.upserts.set(id, {
+      resource: event.resource,
+      businessKey: event.businessKey,
+      lockId: event.lockId,
+      fence,
+      expiresAtMs,
+    });
+    return true;
   }
 
   /** Writes what is buffered; concurrent calls share one write. */

@@ -1,7 +1,6 @@
 import { performance } from "node:perf_hooks";
-import { LockUnavailableError } from "../errors/lock-unavailable-error.js";
+import { LockUnavailableError, type Tier } from "@warden/contract";
 import type { EpochSource } from "../fence/epoch-source.js";
-import type { Tier } from "../store/types.js";
 import { decideTier, type TierChange } from "./decide-tier.js";
 import { HealthTracker } from "./health-tracker.js";
 import type { TierSnapshot, TierTransitionRow } from "./tier-snapshot.js";

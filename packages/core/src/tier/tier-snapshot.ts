@@ -1,4 +1,4 @@
-import type { Tier } from "../store/types.js";
+import type { Tier } from "@warden/contract";
 
 /** The tier this server instance grants on, and how it got there. */
 export interface TierSnapshot {

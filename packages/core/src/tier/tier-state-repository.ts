@@ -1,5 +1,5 @@
 import type { Pool, PoolConnection, RowDataPacket } from "mysql2/promise";
-import type { Tier } from "../store/types.js";
+import type { Tier } from "@warden/contract";
 import type { TierSnapshot, TierTransitionRow } from "./tier-snapshot.js";
 
 interface StateRow extends RowDataPacket {

@@ -1,33 +1,44 @@
-import { LockUnavailableError } from "../errors/lock-unavailable-error.js";
+import {
+  LockUnavailableError,
+  LIMITS,
+  validateHolder,
+  validateLeaseMs,
+  validateLockKey,
+  type AcquireResult,
+  type LeaseView,
+  type LockKey,
+  type Tier,
+} from "@warden/contract";
 import type { EventSink } from "../events/store-event.js";
-import { LIMITS } from "../store/limits.js";
-import type {
-  AcquireInput,
-  ExtendInput,
-  ForceReleaseInput,
-  LeasePage,
-  ListInput,
-  LockStore,
-  ReleaseInput,
-  ReleaseResult,
+import {
+  LOCK_DELAY_HOLDER,
+  MAX_LOCK_DELAY_MS,
+  validateLockDelayMs,
+  type AcquireInput,
+  type ExtendInput,
+  type ForceReleaseInput,
+  type LeaveQueueInput,
+  type LeasePage,
+  type ListInput,
+  type LockDelayView,
+  type LockStore,
+  type QueuePlace,
+  type ReadQueueInput,
+  type ReleaseInput,
+  type ReleaseResult,
 } from "../store/lock-store.js";
-import type { AcquireResult, LeaseView, LockKey, Tier } from "../store/types.js";
 import type { LeaseMirror } from "./lease-mirror.js";
 import type { TierController } from "./tier-controller.js";
 import type { TierSnapshot, TierTransitionRow } from "./tier-snapshot.js";
+import {
+  RecoveryDrain,
+  checkTierAllowed,
+  firstFound,
+  searchOrder,
+  type ResourcePolicy,
+} from "./tier-routing.js";
 
-/** How often a recovery drain asks MySQL whether it still holds a live lease, in ms. */
-const DRAIN_CHECK_MS = 250;
-
-/** The parts of a resource's policy that decide where it may be granted. */
-export interface ResourcePolicy {
-  /** May move to MySQL when Redis is down. */
-  readonly degrade: boolean;
-  /** `allow`: in-process locks when no shared tier can grant (fail-open); `deny`: refuse. */
-  readonly localFallback: "deny" | "allow";
-  /** Replicas that must acknowledge a Redis grant. */
-  readonly waitReplicas: number;
-}
+export type { ResourcePolicy } from "./tier-routing.js";
 
 /** A store whose fencing epoch floor the controller raises after a switch. */
 export interface FencedStore extends LockStore {
@@ -38,7 +49,11 @@ export interface FencedStore extends LockStore {
 /** The stores and machinery {@link TieredLocks} routes between. */
 export interface TieredLocksParts {
   readonly redis: FencedStore;
-  readonly mysql: FencedStore & { hasLiveLeases(): Promise<boolean> };
+  readonly mysql: FencedStore & {
+    hasLiveLeases(): Promise<boolean>;
+    hasLiveDelays(): Promise<boolean>;
+    inspectDelay(key: LockKey): Promise<LockDelayView | null>;
+  };
   readonly local: LockStore;
   readonly controller: TierController;
   readonly mirror: LeaseMirror;
@@ -48,25 +63,40 @@ export interface TieredLocksParts {
 
 /**
  * One lock API over the three tiers: grants go to the tier the controller decided, within
- * what the resource's policy allows (S5); release and extend go to the tier that granted.
- * After a return to Redis, a key still leased in MySQL is refused in Redis until that
- * lease is released or expired (recovery drain, docs/decisions/0005).
+ * what the resource's policy allows (docs/design.md#fail-closed); release and extend go to the tier
+ * that granted. After a return to Redis, a key still leased in MySQL is refused in Redis until that
+ * lease is released or expired (recovery drain, docs/decisions/0005), and an acquire with a
+ * lock-delay is refused while MySQL still holds the key back by one (docs/decisions/0178).
  */
 export class TieredLocks {
-  /** While now is before this, Redis acquires first ask MySQL about their key. */
-  private drainUntilMs = 0;
-  /** Bumped by every return to Redis, so a check started for an older drain is ignored. */
-  private drainGeneration = 0;
-  private drainTimer: NodeJS.Timeout | undefined;
+  /** After a return to Redis: keys MySQL still holds a live lease of are refused. */
+  private readonly leaseDrain: RecoveryDrain;
+  /**
+   * After a return to Redis: acquires that carry a lock-delay ask MySQL whether a delay
+   * holds their key back there (docs/decisions/0178). Without an answer it lasts a max lease
+   * plus a max delay: a lease live at the last answer ends within the one, its delay within both.
+   */
+  private readonly delayDrain: RecoveryDrain;
 
   constructor(private readonly parts: TieredLocksParts) {
+    const onRedis = () => this.tier === "redis";
+    this.leaseDrain = new RecoveryDrain(
+      () => parts.mysql.hasLiveLeases(),
+      LIMITS.maxLeaseMs,
+      onRedis,
+    );
+    this.delayDrain = new RecoveryDrain(
+      () => parts.mysql.hasLiveDelays(),
+      LIMITS.maxLeaseMs + MAX_LOCK_DELAY_MS,
+      onRedis,
+    );
     parts.controller.onChange((next, previous) => this.follow(next, previous));
     this.follow(parts.controller.snapshot, undefined);
   }
 
   /** True while a return to Redis is still being drained (docs/decisions/0005). */
   get draining(): boolean {
-    return Date.now() < this.drainUntilMs;
+    return this.leaseDrain.active;
   }
 
   /** Current tier as decided by the controller. */
@@ -79,33 +109,36 @@ export class TieredLocks {
   }
 
   async acquire(input: AcquireInput, policy: ResourcePolicy): Promise<AcquireResult> {
-    switch (this.tier) {
+    const tier = this.tier;
+    switch (tier) {
       case "redis": {
-        if (Date.now() < this.drainUntilMs) {
-          const inMysql = await this.parts.mysql.inspect(input).catch((cause: unknown) => {
-            throw new LockUnavailableError("cannot check MySQL leases while returning to Redis", {
-              cause,
-            });
-          });
-          if (inMysql)
-            return { granted: false, holder: inMysql.holder, ttlMs: inMysql.ttlMs, tier: "mysql" };
+        if (this.leaseDrain.active || this.delayDrain.active) {
+          const inMysql = await this.heldBackInMysql(input);
+          if (inMysql) return inMysql;
         }
         return this.parts.redis.acquire({ ...input, waitReplicas: policy.waitReplicas });
       }
       case "mysql":
-        if (!policy.degrade)
-          throw new LockUnavailableError(
-            "Redis is down and this resource does not degrade to MySQL",
-          );
-        return this.parts.mysql.acquire(input);
       case "local":
-        if (policy.localFallback !== "allow") {
-          throw new LockUnavailableError(
-            "no tier can grant with cross-process exclusion (fail-closed resource)",
-          );
-        }
-        return this.parts.local.acquire(input);
+        checkTierAllowed(tier, policy);
+        return this.parts[tier].acquire(input);
     }
+  }
+
+  /**
+   * Gives up a fair waiter's place (docs/decisions/0009) in the current tier's queue, where
+   * its acquires put it; places in other tiers lapse by their heartbeat.
+   */
+  leaveQueue(input: LeaveQueueInput): Promise<boolean> {
+    return this.store(this.tier).leaveQueue(input);
+  }
+
+  /**
+   * The key's live fair-queue places in the current tier, where waiters' acquires put them
+   * (docs/decisions/0155); places left in another tier lapse by their heartbeat.
+   */
+  readQueue(input: ReadQueueInput): Promise<QueuePlace[]> {
+    return this.store(this.tier).readQueue(input);
   }
 
   release(input: ReleaseInput & { readonly tier: Tier }): Promise<ReleaseResult> {
@@ -118,13 +151,19 @@ export class TieredLocks {
 
   /** Looks in the current tier first, then in the others that answer. */
   async inspect(key: LockKey): Promise<LeaseView | null> {
-    for (const tier of this.searchOrder()) {
-      const found = await this.store(tier)
-        .inspect(key)
-        .catch(() => null);
-      if (found) return found;
-    }
-    return null;
+    return firstFound(searchOrder(this.tier), (tier) => this.store(tier).inspect(key));
+  }
+
+  /**
+   * The key's lock-delay in force in the current tier, when it has no lease there
+   * (docs/decisions/0175) — after a return to Redis, also one MySQL still holds
+   * (docs/decisions/0178); null otherwise, or when no tier asked can answer.
+   */
+  async inspectDelay(key: LockKey): Promise<LockDelayView | null> {
+    const store = this.store(this.tier);
+    const found = (await store.inspectDelay?.(key).catch(() => null)) ?? null;
+    if (found || this.tier !== "redis" || !this.delayDrain.active) return found;
+    return this.parts.mysql.inspectDelay(key).catch(() => null);
   }
 
   /** Live leases of a resource in one tier (the current one by default). */
@@ -134,13 +173,7 @@ export class TieredLocks {
 
   /** Removes the lease from whichever tier holds it. */
   async forceRelease(input: ForceReleaseInput): Promise<LeaseView | null> {
-    for (const tier of this.searchOrder()) {
-      const removed = await this.store(tier)
-        .forceRelease(input)
-        .catch(() => null);
-      if (removed) return removed;
-    }
-    return null;
+    return firstFound(searchOrder(this.tier), (tier) => this.store(tier).forceRelease(input));
   }
 
   history(limit: number): Promise<TierTransitionRow[]> {
@@ -174,7 +207,8 @@ export class TieredLocks {
   }
 
   async close(): Promise<void> {
-    this.endDrainChecks();
+    this.leaseDrain.stop();
+    this.delayDrain.stop();
     this.parts.controller.close();
     await this.parts.mirror.close();
     await Promise.allSettled([
@@ -189,61 +223,46 @@ export class TieredLocks {
     if (next.tier === "mysql") this.parts.mysql.requireEpoch(next.epoch);
     if (next.tier === "redis") {
       this.parts.redis.requireEpoch(next.epoch);
-      if (previous && previous.tier !== "redis") this.startDrain();
+      // At start too (no previous tier): other instances may have granted in MySQL before
+      // this one started, and such a lease lives as long as its holder renews it there.
+      if (previous?.tier !== "redis") {
+        this.leaseDrain.start();
+        this.delayDrain.start();
+      }
     }
   }
 
   /**
-   * The recovery drain: Redis acquires ask MySQL about their key until MySQL holds no
-   * live lease. Checked every DRAIN_CHECK_MS: no live lease ends the drain at once (none
-   * can appear: the MySQL tier grants only while the shared tier says mysql); live leases
-   * push its end to a max lease from now, so leases renewed in MySQL keep it going. When
-   * MySQL cannot be asked, the drain ends a max lease after the last answer that saw a
-   * live lease: no lease can be renewed past that without MySQL.
+   * During a recovery drain, the refusal MySQL still owes `input`'s key: a live MySQL lease
+   * (while leases drain), or — for an acquire that carries a lock-delay — a delay MySQL
+   * holds the key back by (while delays drain); null when neither. Fails closed when MySQL
+   * cannot be asked.
    */
-  private startDrain(): void {
-    this.drainGeneration += 1;
-    this.drainUntilMs = Date.now() + LIMITS.maxLeaseMs;
-    this.endDrainChecks();
-    this.drainTimer = setInterval(() => void this.checkDrain(), DRAIN_CHECK_MS);
-    this.drainTimer.unref();
-  }
-
-  private async checkDrain(): Promise<void> {
-    const generation = this.drainGeneration;
-    if (!this.draining || this.tier !== "redis") {
-      this.endDrainChecks();
-      return;
+  private async heldBackInMysql(input: AcquireInput): Promise<AcquireResult | null> {
+    // Checked here so a bad input is refused as such, not as a MySQL that cannot be asked.
+    validateLockKey({ resource: input.resource, businessKey: input.businessKey });
+    validateHolder(input.holder);
+    validateLeaseMs(input.leaseMs);
+    const askLease = this.leaseDrain.active;
+    const askDelay = validateLockDelayMs(input.lockDelayMs) > 0 && this.delayDrain.active;
+    if (!askLease && !askDelay) return null;
+    const [lease, delay] = await Promise.all([
+      askLease ? this.parts.mysql.inspect(input) : null,
+      askDelay ? this.parts.mysql.inspectDelay(input) : null,
+    ]).catch((cause: unknown) => {
+      throw new LockUnavailableError("cannot check MySQL leases while returning to Redis", {
+        cause,
+      });
+    });
+    if (lease) return { granted: false, holder: lease.holder, ttlMs: lease.ttlMs, tier: "mysql" };
+    if (delay) {
+      return { granted: false, holder: LOCK_DELAY_HOLDER, ttlMs: delay.remainingMs, tier: "mysql" };
     }
-    const live = await this.parts.mysql.hasLiveLeases().catch(() => null);
-    if (generation !== this.drainGeneration || live === null) return;
-    if (live) {
-      this.drainUntilMs = Math.max(this.drainUntilMs, Date.now() + LIMITS.maxLeaseMs);
-    } else {
-      this.drainUntilMs = 0;
-      this.endDrainChecks();
-    }
-  }
-
-  private endDrainChecks(): void {
-    clearInterval(this.drainTimer);
-    this.drainTimer = undefined;
-  }
-
-  private searchOrder(): Tier[] {
-    const order: Tier[] = [this.tier, "redis", "mysql", "local"];
-    return order.filter((tier, index) => order.indexOf(tier) === index);
+    return null;
   }
 
   private store(tier: Tier): LockStore {
-    switch (tier) {
-      case "redis":
-        return this.parts.redis;
-      case "mysql":
-        return this.parts.mysql;
-      case "local":
-        return this.parts.local;
-    }
+    return this.parts[tier];
   }
 }
 

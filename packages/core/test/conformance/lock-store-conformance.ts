@@ -3,11 +3,14 @@ import {
   InvalidArgumentError,
   NotHolderError,
   compareFences,
+  QUEUED_HOLDER,
   type Grant,
   type LockStore,
+  type StoreEvent,
   type Tier,
 } from "../../src/index.js";
 import { holder, sleep, uniqueResource } from "../support/ids.js";
+import { describeLockDelay } from "./lock-delay-suite.js";
 
 /** What a tier's test file hands the suite. */
 export interface ConformanceTarget {
@@ -15,13 +18,15 @@ export interface ConformanceTarget {
   readonly tier: Tier;
   /** False for the local tier, whose grants carry no fence. */
   readonly fenced: boolean;
+  /** What the store emitted, when the target collects it. */
+  readonly events?: readonly StoreEvent[];
   /** Stops whatever the target started. */
   close(): Promise<void>;
 }
 
 /**
- * The one conformance suite every tier runs (STYLE.md §7): the same assertions for Redis
- * standalone, sentinel, cluster, MySQL and local.
+ * The one conformance suite every tier runs (docs/design.md#how-it-is-tested): the same assertions
+ * for Redis standalone, sentinel, cluster, MySQL and local.
  */
 export function describeLockStoreConformance(
   name: string,
@@ -149,12 +154,12 @@ export function describeLockStoreConformance(
         (await store.acquire({ ...key, holder: { ...me, ownerId: "task-2" }, leaseMs: 1_000 }))
           .granted,
       ).toBe(false);
-      expect(await store.release({ ...key, lockId: first.lockId })).toEqual({
+      expect(await store.release({ ...key, lockId: first.lockId })).toMatchObject({
         released: false,
         reentry: 1,
       });
       expect((await store.inspect(key))?.reentry).toBe(1);
-      expect(await store.release({ ...key, lockId: first.lockId })).toEqual({
+      expect(await store.release({ ...key, lockId: first.lockId })).toMatchObject({
         released: true,
         reentry: 0,
       });
@@ -197,6 +202,244 @@ export function describeLockStoreConformance(
         expect(compareFences(fences[i]!, fences[i - 1]!), `grant ${i}`).toBeGreaterThan(0);
       }
     }, 120_000);
+
+    test("the lease keeps its facts: grantedAt on the store clock, renewals counted by extend, both reported by release, extend and force-release", async () => {
+      const resource = uniqueResource();
+      const key = { resource, businessKey: "k" };
+      const me = holder("facts");
+      const before = Date.now();
+      const grant = mustGrant(await store.acquire({ ...key, holder: me, leaseMs: 10_000 }));
+      const after = Date.now();
+      // Same machine: the store clock is within a few ms of ours.
+      expect(grant.grantedAt).toBeGreaterThanOrEqual(before - 50);
+      expect(grant.grantedAt).toBeLessThanOrEqual(after + 50);
+      expect(grant.renewals).toBe(0);
+      await sleep(20);
+      const extended = await store.extend({ ...key, lockId: grant.lockId, leaseMs: 10_000 });
+      expect(extended).toMatchObject({ grantedAt: grant.grantedAt, renewals: 1 });
+      const twice = await store.extend({ ...key, lockId: grant.lockId, leaseMs: 10_000 });
+      expect(twice.renewals).toBe(2);
+      // A re-entry keeps the first grant's facts and is not a renewal.
+      const again = mustGrant(await store.acquire({ ...key, holder: me, leaseMs: 1_000 }));
+      expect(again).toMatchObject({ grantedAt: grant.grantedAt, renewals: 2, reentry: 2 });
+      expect(await store.inspect(key)).toMatchObject({ grantedAt: grant.grantedAt, renewals: 2 });
+      const facts = {
+        lockId: grant.lockId,
+        fence: grant.fence,
+        holder: me,
+        grantedAt: grant.grantedAt,
+        renewals: 2,
+      };
+      expect(await store.release({ ...key, lockId: grant.lockId })).toEqual({
+        released: false,
+        reentry: 1,
+        lease: facts,
+      });
+      expect(await store.release({ ...key, lockId: grant.lockId })).toEqual({
+        released: true,
+        reentry: 0,
+        lease: facts,
+      });
+      // A new grant of the key starts its own facts.
+      await sleep(5);
+      const next = mustGrant(await store.acquire({ ...key, holder: holder("b"), leaseMs: 10_000 }));
+      expect(next.renewals).toBe(0);
+      expect(next.grantedAt).toBeGreaterThan(grant.grantedAt);
+      await store.extend({ ...key, lockId: next.lockId, leaseMs: 10_000 });
+      const removed = await store.forceRelease(key);
+      expect(removed).toMatchObject({
+        lockId: next.lockId,
+        grantedAt: next.grantedAt,
+        renewals: 1,
+      });
+      if (target.events) {
+        const mine = target.events.filter((e) => e.type !== "epoch" && e.resource === resource);
+        expect(mine.filter((e) => e.type === "release")).toEqual([
+          expect.objectContaining({ ...facts, released: false, reentry: 1 }),
+          expect.objectContaining({ ...facts, released: true, reentry: 0 }),
+        ]);
+        expect(mine.filter((e) => e.type === "extend").map((e) => e)).toEqual([
+          expect.objectContaining({ ...facts, renewals: 1, leaseMs: 10_000 }),
+          expect.objectContaining({ ...facts, renewals: 2, leaseMs: 10_000 }),
+          expect.objectContaining({ lockId: next.lockId, fence: next.fence, renewals: 1 }),
+        ]);
+        expect(mine.find((e) => e.type === "force-release")).toMatchObject({
+          lockId: next.lockId,
+          fence: next.fence,
+          holder: next.holder,
+          grantedAt: next.grantedAt,
+          renewals: 1,
+        });
+        expect(mine.find((e) => e.type === "grant")).toMatchObject({
+          lockId: grant.lockId,
+          grantedAt: grant.grantedAt,
+          renewals: 0,
+        });
+      }
+    });
+
+    describeLockDelay(() => store);
+
+    describe("fair queue", () => {
+      const HB = 5_000;
+      const wait = (waiterId: string | null, heartbeatMs = HB) => ({ waiterId, heartbeatMs });
+
+      test("a freed key goes to the first live waiter; later waiters and tries without waiting are refused meanwhile", async () => {
+        const key = { resource: uniqueResource(), businessKey: "k" };
+        const [a, w1, w2, other] = [holder("a"), holder("w1"), holder("w2"), holder("o")];
+        const held = mustGrant(await store.acquire({ ...key, holder: a, leaseMs: 10_000 }));
+        for (const [who, id] of [
+          [w1, "w1"],
+          [w2, "w2"],
+        ] as const) {
+          const queued = await store.acquire({
+            ...key,
+            holder: who,
+            leaseMs: 10_000,
+            fair: wait(id),
+          });
+          expect(queued).toMatchObject({ granted: false, holder: a });
+        }
+        await store.release({ ...key, lockId: held.lockId });
+        // w2 came second, the try without waiting has no place: both wait for w1.
+        expect(
+          await store.acquire({ ...key, holder: w2, leaseMs: 10_000, fair: wait("w2") }),
+        ).toMatchObject({ granted: false, holder: QUEUED_HOLDER, ttlMs: 0 });
+        expect(
+          await store.acquire({ ...key, holder: other, leaseMs: 10_000, fair: wait(null) }),
+        ).toMatchObject({ granted: false, holder: QUEUED_HOLDER });
+        const first = mustGrant(
+          await store.acquire({ ...key, holder: w1, leaseMs: 10_000, fair: wait("w1") }),
+        );
+        // The holder re-enters whoever queues; a plain acquire ignores queues but not holders.
+        const again = mustGrant(
+          await store.acquire({ ...key, holder: w1, leaseMs: 10_000, fair: wait("w1") }),
+        );
+        expect(again.reentry).toBe(2);
+        await store.release({ ...key, lockId: first.lockId });
+        await store.release({ ...key, lockId: first.lockId });
+        // w1's place was used up by its grant: w2 is next.
+        mustGrant(await store.acquire({ ...key, holder: w2, leaseMs: 10_000, fair: wait("w2") }));
+      });
+
+      test("a waiter that stops calling loses its place after its heartbeat; one that leaves gives it up", async () => {
+        const key = { resource: uniqueResource(), businessKey: "k" };
+        const [a, dead, gone, live] = [holder("a"), holder("d"), holder("g"), holder("l")];
+        const held = mustGrant(await store.acquire({ ...key, holder: a, leaseMs: 10_000 }));
+        await store.acquire({ ...key, holder: dead, leaseMs: 10_000, fair: wait("dead", 150) });
+        await store.acquire({ ...key, holder: gone, leaseMs: 10_000, fair: wait("gone") });
+        await store.acquire({ ...key, holder: live, leaseMs: 10_000, fair: wait("live") });
+        expect(await store.leaveQueue({ ...key, waiterId: "gone" })).toBe(true);
+        expect(await store.leaveQueue({ ...key, waiterId: "gone" })).toBe(false);
+        await store.release({ ...key, lockId: held.lockId });
+        expect(
+          await store.acquire({ ...key, holder: live, leaseMs: 10_000, fair: wait("live") }),
+        ).toMatchObject({ granted: false, holder: QUEUED_HOLDER });
+        await sleep(300);
+        mustGrant(
+          await store.acquire({ ...key, holder: live, leaseMs: 10_000, fair: wait("live") }),
+        );
+      });
+
+      test("readQueue lists the live places from the head in arrival order, skipping dead and left ones, and writes nothing", async () => {
+        const key = { resource: uniqueResource(), businessKey: "k" };
+        expect(await store.readQueue(key)).toEqual([]);
+        const held = mustGrant(
+          await store.acquire({ ...key, holder: holder("a"), leaseMs: 10_000 }),
+        );
+        const ids = ["q1", "dead", "q2", "gone", "q3"];
+        const before = Date.now();
+        for (const id of ids) {
+          await store.acquire({
+            ...key,
+            holder: holder(id),
+            leaseMs: 10_000,
+            fair: wait(id, id === "dead" ? 150 : HB),
+          });
+        }
+        // A renewal keeps the place where it was.
+        await store.acquire({ ...key, holder: holder("q1"), leaseMs: 10_000, fair: wait("q1") });
+        expect((await store.readQueue(key)).map((place) => place.waiterId)).toEqual(ids);
+        expect(await store.leaveQueue({ ...key, waiterId: "gone" })).toBe(true);
+        await sleep(300);
+        const places = await store.readQueue(key);
+        expect(places.map((place) => place.waiterId)).toEqual(["q1", "q2", "q3"]);
+        for (let index = 1; index < places.length; index += 1) {
+          expect(places[index]!.arrival).toBeGreaterThan(places[index - 1]!.arrival);
+        }
+        for (const place of places) {
+          expect(place.ttlMs).toBeGreaterThan(0);
+          expect(place.ttlMs).toBeLessThanOrEqual(HB);
+          // The deadline is on the store's clock: within a few seconds of ours.
+          expect(place.deadline).toBeGreaterThan(before + HB - 5_000);
+          expect(place.deadline).toBeLessThan(Date.now() + HB + 5_000);
+        }
+        expect((await store.readQueue({ ...key, limit: 2 })).map((p) => p.waiterId)).toEqual([
+          "q1",
+          "q2",
+        ]);
+        // Another key of the resource, and the same key of another resource, are empty.
+        expect(await store.readQueue({ ...key, businessKey: "other" })).toEqual([]);
+        expect(await store.readQueue({ ...key, resource: uniqueResource() })).toEqual([]);
+        // Reading changed nothing: the head still goes first once the key is free.
+        await store.release({ ...key, lockId: held.lockId });
+        expect(
+          await store.acquire({ ...key, holder: holder("q2"), leaseMs: 10_000, fair: wait("q2") }),
+        ).toMatchObject({ granted: false, holder: QUEUED_HOLDER });
+        const first = mustGrant(
+          await store.acquire({ ...key, holder: holder("q1"), leaseMs: 10_000, fair: wait("q1") }),
+        );
+        // A grant uses the place up.
+        expect((await store.readQueue(key)).map((place) => place.waiterId)).toEqual(["q2", "q3"]);
+        await store.release({ ...key, lockId: first.lockId });
+      });
+
+      test("readQueue with bad input gets a typed error", async () => {
+        const key = { resource: uniqueResource(), businessKey: "k" };
+        for (const bad of [
+          { ...key, resource: "" },
+          { ...key, businessKey: "" },
+          { ...key, limit: 0 },
+          { ...key, limit: 1.5 },
+          { ...key, limit: 1_001 },
+        ]) {
+          await expect(store.readQueue(bad)).rejects.toBeInstanceOf(InvalidArgumentError);
+        }
+      });
+
+      test("an acquire without fair ignores queues", async () => {
+        const key = { resource: uniqueResource(), businessKey: "k" };
+        const held = mustGrant(
+          await store.acquire({ ...key, holder: holder("a"), leaseMs: 10_000 }),
+        );
+        await store.acquire({ ...key, holder: holder("w"), leaseMs: 10_000, fair: wait("w") });
+        await store.release({ ...key, lockId: held.lockId });
+        mustGrant(await store.acquire({ ...key, holder: holder("plain"), leaseMs: 10_000 }));
+      });
+
+      test("bad fair input gets a typed error and changes nothing", async () => {
+        const key = { resource: uniqueResource(), businessKey: "k" };
+        for (const fair of [
+          { waiterId: "", heartbeatMs: 1_000 },
+          { waiterId: "has space", heartbeatMs: 1_000 },
+          { waiterId: "x".repeat(65), heartbeatMs: 1_000 },
+          { waiterId: "ok", heartbeatMs: 0 },
+          { waiterId: "ok", heartbeatMs: 60_001 },
+          { waiterId: "ok", heartbeatMs: 1.5 },
+        ]) {
+          await expect(
+            store.acquire({ ...key, holder: holder(), leaseMs: 1_000, fair }),
+          ).rejects.toBeInstanceOf(InvalidArgumentError);
+        }
+        await expect(store.leaveQueue({ ...key, waiterId: "bad id" })).rejects.toBeInstanceOf(
+          InvalidArgumentError,
+        );
+        expect(await store.inspect(key)).toBeNull();
+        mustGrant(
+          await store.acquire({ ...key, holder: holder(), leaseMs: 1_000, fair: wait(null) }),
+        );
+      });
+    });
 
     test("list pages through every live lease of a resource", async () => {
       const resource = uniqueResource();

@@ -1,7 +1,14 @@
-import { LocalLockStore } from "../../src/index.js";
+import { LocalLockStore, type StoreEvent } from "../../src/index.js";
 import { describeLockStoreConformance } from "../conformance/lock-store-conformance.js";
 
 describeLockStoreConformance("local", () => {
-  const store = new LocalLockStore();
-  return Promise.resolve({ store, tier: "local", fenced: false, close: () => store.close() });
+  const events: StoreEvent[] = [];
+  const store = new LocalLockStore((event) => events.push(event));
+  return Promise.resolve({
+    store,
+    tier: "local",
+    fenced: false,
+    events,
+    close: () => store.close(),
+  });
 });

@@ -3,5 +3,11 @@ import { openMysqlTarget } from "./mysql-target.js";
 
 describeLockStoreConformance("mysql", async () => {
   const target = await openMysqlTarget();
-  return { store: target.store, tier: "mysql", fenced: true, close: () => target.close() };
+  return {
+    store: target.store,
+    tier: "mysql",
+    fenced: true,
+    events: target.events,
+    close: () => target.close(),
+  };
 });

@@ -2,6 +2,7 @@ import type { Pool } from "mysql2/promise";
 import { describe, expect, it } from "vitest";
 import { acquireStep } from "../../src/mysql/acquire-step.js";
 import { ER_LOCK_DEADLOCK, isDeadlock, retryDeadlocks } from "../../src/mysql/deadlock-retry.js";
+import { StoreEventEmitter } from "../../src/events/event-emitter.js";
 import type { LockEvent } from "../../src/index.js";
 
 const deadlock = () =>
@@ -46,22 +47,22 @@ describe("acquire under persistent deadlocks", () => {
   // A pool whose acquire statement always deadlocks; the report finds another holder.
   function deadlockingPool(liveHolder: boolean): { pool: Pool; statements: string[] } {
     const statements: string[] = [];
-    const pool = {
-      execute: (options: { sql: string }) => {
-        statements.push(options.sql.trim().split(/\s+/)[0] ?? "");
-        if (options.sql.trimStart().startsWith("INSERT")) return Promise.reject(deadlock());
-        const row = liveHolder
-          ? {
-              lock_id: "HHHHHHHHHHHHHHHHHHHHHH",
-              client_id: "c1",
-              owner_id: "o1",
-              ttl_ms: "900",
-              live: 1,
-            }
-          : undefined;
-        return Promise.resolve([row ? [row] : []]);
-      },
-    } as unknown as Pool;
+    const run = (options: { sql: string }) => {
+      statements.push(options.sql.trim().split(/\s+/)[0] ?? "");
+      if (options.sql.trimStart().startsWith("INSERT")) return Promise.reject(deadlock());
+      const row = liveHolder
+        ? {
+            lock_id: "HHHHHHHHHHHHHHHHHHHHHH",
+            client_id: "c1",
+            owner_id: "o1",
+            ttl_ms: "900",
+            live: 1,
+          }
+        : undefined;
+      return Promise.resolve([row ? [row] : []]);
+    };
+    // The acquire round trip goes through query (several statements), reports through execute.
+    const pool = { query: run, execute: run } as unknown as Pool;
     return { pool, statements };
   }
 
@@ -69,7 +70,12 @@ describe("acquire under persistent deadlocks", () => {
     const { pool, statements } = deadlockingPool(true);
     const events: LockEvent[] = [];
     const step = await acquireStep(
-      { pool, timeoutMs: 1_000, deadlockAttempts: 3, emit: (event) => events.push(event) },
+      {
+        pool,
+        timeoutMs: 1_000,
+        deadlockAttempts: 3,
+        events: new StoreEventEmitter("mysql", (event) => events.push(event as LockEvent)),
+      },
       { resource: "r", businessKey: "k" },
       { clientId: "me", ownerId: "task" },
       1_000,
@@ -91,7 +97,12 @@ describe("acquire under persistent deadlocks", () => {
   it("refuses with ttl 0 when nobody holds the key (busy, try again)", async () => {
     const { pool } = deadlockingPool(false);
     const step = await acquireStep(
-      { pool, timeoutMs: 1_000, deadlockAttempts: 2, emit: () => undefined },
+      {
+        pool,
+        timeoutMs: 1_000,
+        deadlockAttempts: 2,
+        events: new StoreEventEmitter("mysql", undefined),
+      },
       { resource: "r", businessKey: "k" },
       { clientId: "me", ownerId: "task" },
       1_000,

@@ -18,7 +18,7 @@ function grant(result: Awaited<ReturnType<MysqlTarget["store"]["acquire"]>>): Gr
   return result;
 }
 
-describe("MySQL tier fences (S2)", () => {
+describe("MySQL tier fences only grow", () => {
   let target: MysqlTarget;
 
   beforeAll(async () => {

@@ -1,17 +1,16 @@
 import type { Pool } from "mysql2/promise";
 import { describe, expect, it } from "vitest";
+import { StoreEventEmitter } from "../../src/events/event-emitter.js";
 import { acquireStep } from "../../src/mysql/acquire-step.js";
 
 const LOCK_ID = "AAAAAAAAAAAAAAAAAAAAAA";
 
-// The statement decides; the SELECT after it only reports. These pin what is reported
-// when the row moved on between the two (a very short lease on a loaded machine).
+// The statement decides; the SELECT after it (same round trip) only reports. These pin
+// what is reported when the row moved on between the two (a very short lease on a loaded
+// machine).
 function poolAfterGrant(row: Record<string, unknown>): Pool {
   return {
-    execute: (options: { sql: string }) =>
-      options.sql.trimStart().startsWith("INSERT")
-        ? Promise.resolve([{ affectedRows: 1 }])
-        : Promise.resolve([[row]]),
+    query: () => Promise.resolve([[{ affectedRows: 1 }, [row]]]),
   } as unknown as Pool;
 }
 
@@ -29,7 +28,12 @@ const baseRow = {
 
 async function step(row: Record<string, unknown>) {
   return acquireStep(
-    { pool: poolAfterGrant(row), timeoutMs: 1_000, deadlockAttempts: 1, emit: () => undefined },
+    {
+      pool: poolAfterGrant(row),
+      timeoutMs: 1_000,
+      deadlockAttempts: 1,
+      events: new StoreEventEmitter("mysql", undefined),
+    },
     { resource: "r", businessKey: "k" },
     { clientId: "me", ownerId: "task" },
     20,

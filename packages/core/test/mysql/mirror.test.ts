@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { holder, uniqueResource } from "../support/ids.js";
 import { openMysqlTarget, type MysqlTarget } from "./mysql-target.js";
 
-// DESIGN.md §4: MySQL must not grant a key whose Redis lease it knows to be live.
+// docs/design.md#tiers-and-switching: MySQL must not grant a key whose Redis lease it knows to be
+// live.
 describe("MySQL tier and the Redis lease mirror", () => {
   let target: MysqlTarget;
 

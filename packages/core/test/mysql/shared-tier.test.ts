@@ -14,7 +14,8 @@ afterAll(async () => {
 
 // Found by pnpm chaos: an instance that had not yet followed the fleet back to Redis kept
 // granting here and minted an epoch above the one Redis granted with, so later Redis fences
-// were smaller (S2). The acquire statement itself now checks the shared tier.
+// were smaller (docs/design.md#fences-only-grow). The acquire statement itself now checks the
+// shared tier.
 test("the MySQL tier grants only while the shared tier says mysql", async () => {
   const resource = uniqueResource();
   const setTier = (tier: string) =>

@@ -1,7 +1,7 @@
 import { startRedis, type StandaloneRedis } from "@warden/testkit";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import type { RedisLockStore } from "../../src/index.js";
-import { acquireLock, extendLock } from "../../src/redis/generated/lua-scripts.js";
+import { acquireLock, acquirePlain, extendLock } from "../../src/redis/generated/lua-scripts.js";
 import { eventually } from "../support/eventually.js";
 import { holder, uniqueResource } from "../support/ids.js";
 import { openRedisStore } from "../support/redis-target.js";
@@ -81,6 +81,7 @@ test("the scripts themselves refuse out-of-range leases (Redis would accept a 29
         String(2 ** 33),
       ];
       expect(await client.eval(acquireLock.lua, 3, ...args), leaseMs).toEqual([-1]);
+      expect(await client.eval(acquirePlain.lua, 3, ...args), leaseMs).toEqual([-1]);
       expect(
         await client.eval(extendLock.lua, 1, key, "AAAAAAAAAAAAAAAAAAAAAA", leaseMs, "60000"),
         leaseMs,

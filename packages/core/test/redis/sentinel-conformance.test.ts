@@ -4,7 +4,7 @@ import { openRedisStore } from "../support/redis-target.js";
 
 describeLockStoreConformance("redis sentinel", async () => {
   const group = await startSentinelGroup();
-  const { store } = await openRedisStore({
+  const { store, events } = await openRedisStore({
     mode: "sentinel",
     sentinels: group.sentinels,
     masterName: group.masterName,
@@ -13,6 +13,7 @@ describeLockStoreConformance("redis sentinel", async () => {
     store,
     tier: "redis",
     fenced: true,
+    events,
     async close() {
       await store.close();
       await group.stop();

@@ -4,11 +4,12 @@ import { openRedisStore } from "../support/redis-target.js";
 
 describeLockStoreConformance("redis standalone", async () => {
   const redis = await startRedis();
-  const { store } = await openRedisStore({ mode: "standalone", url: redis.url });
+  const { store, events } = await openRedisStore({ mode: "standalone", url: redis.url });
   return {
     store,
     tier: "redis",
     fenced: true,
+    events,
     async close() {
       await store.close();
       await redis.stop();

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { newLockId, writeTogetherThisTurn } from "../../src/index.js";
 import { RedisKeys, epochKeyOfSlot } from "../../src/redis/keys.js";
 import calculateSlot from "cluster-key-slot";
+import { createHash } from "node:crypto";
 
 /** A socket stand-in that records each syscall-sized write: one entry per write or writev. */
 function recordingSocket(): { socket: Writable; writes: string[][] } {
@@ -73,16 +74,56 @@ describe("newLockId", () => {
 });
 
 describe("RedisKeys.forAcquire", () => {
-  it("names the same keys as lease, counter and epoch, standalone and cluster", () => {
+  it("names the same keys as lease, counter, epoch and queue, standalone and cluster", () => {
     for (const cluster of [false, true]) {
       const keys = new RedisKeys(16, cluster);
       for (const businessKey of ["a", "order-42", "ü/ß:{x}"]) {
         const key = { resource: "billing", businessKey };
-        expect(keys.forAcquire(key)).toEqual([keys.lease(key), keys.counter(key), keys.epoch(key)]);
+        expect(keys.forAcquire(key)).toEqual([
+          keys.lease(key),
+          keys.counter(key),
+          keys.epoch(key),
+          ...keys.queue(key),
+        ]);
+        // The queue keys share the lease's hash tag, so one cluster slot holds them all.
+        for (const queueKey of keys.queue(key)) {
+          expect(calculateSlot(queueKey)).toBe(calculateSlot(keys.lease(key)));
+        }
       }
     }
     const key = { resource: "billing", businessKey: "b" };
     const [lease, , epoch] = new RedisKeys(16, true).forAcquire(key);
     expect(epoch).toBe(epochKeyOfSlot(calculateSlot(lease)));
+  });
+});
+
+describe("RedisKeys.forPlainAcquire and the shard cache", () => {
+  it("names the lease, counter and epoch keys of forAcquire, standalone and cluster", () => {
+    for (const cluster of [false, true]) {
+      const keys = new RedisKeys(16, cluster);
+      for (const businessKey of ["a", "order-42", "ü/ß:{x}"]) {
+        const key = { resource: "billing", businessKey };
+        expect(keys.forPlainAcquire(key)).toEqual(keys.forAcquire(key).slice(0, 3));
+      }
+    }
+  });
+
+  it("maps a key to the first 4 bytes of its MD5 mod the shard count, cached or not", () => {
+    const md5Shard = (businessKey: string, shards: number) =>
+      createHash("md5").update(businessKey).digest().readUInt32BE(0) % shards;
+    const keys = new RedisKeys(16, false);
+    // More keys than both cache generations hold, twice over: hits, misses and evictions.
+    const businessKeys = Array.from({ length: 10_000 }, (_, i) => `k-${i}-ü`);
+    for (let pass = 0; pass < 2; pass += 1) {
+      for (const businessKey of businessKeys) {
+        expect(keys.shardOf(businessKey)).toBe(md5Shard(businessKey, 16));
+      }
+    }
+    // The same key on a store with another shard count is not answered from this cache.
+    const seven = new RedisKeys(7, false);
+    for (const businessKey of businessKeys.slice(0, 100)) {
+      expect(seven.shardOf(businessKey)).toBe(md5Shard(businessKey, 7));
+    }
+    expect(new RedisKeys(1, false).shardOf("anything")).toBe(0);
   });
 });

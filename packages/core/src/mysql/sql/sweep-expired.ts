@@ -1,9 +1,11 @@
 /**
- * The next batch of ids to sweep: rows whose lease ended more than `retainMs` ago, in id
- * order from the cursor. Parameters: 1 cursor id, 2 retain in ms, 3 batch size.
+ * The next batch of ids to sweep: rows whose lease ended more than `retainMs` ago, and
+ * whose lock-delay (docs/decisions/0175) is over, in id order from the cursor.
+ * Parameters: 1 cursor id, 2 retain in ms, 3 batch size.
  */
 export const FIND_SWEEPABLE = `SELECT id FROM mysql_lock
   WHERE id > ? AND expires_at < NOW(3) - INTERVAL ? * 1000 MICROSECOND
+    AND expires_at + INTERVAL lock_delay_ms * 1000 MICROSECOND < NOW(3)
   ORDER BY id LIMIT ?`;
 
 /**
@@ -14,4 +16,5 @@ export const FIND_SWEEPABLE = `SELECT id FROM mysql_lock
  */
 export const DELETE_SWEEPABLE = `DELETE FROM mysql_lock
   WHERE id BETWEEN ? AND ? AND expires_at < NOW(3) - INTERVAL ? * 1000 MICROSECOND
+    AND expires_at + INTERVAL lock_delay_ms * 1000 MICROSECOND < NOW(3)
   ORDER BY id LIMIT ?`;

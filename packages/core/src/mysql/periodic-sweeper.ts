@@ -1,0 +1,66 @@
+import type { Pool } from "mysql2/promise";
+import { InvalidArgumentError } from "@warden/contract";
+
+/** The options every sweeper has: how often it runs and how many rows one DELETE removes. */
+export interface SweeperTimings {
+  readonly intervalMs: number;
+  readonly batchSize: number;
+}
+
+/** Most rows one sweeper DELETE may remove: it never holds many row locks, nor for long. */
+export const MAX_SWEEP_BATCH = 500;
+
+/**
+ * What the MySQL sweepers (the lease rows', the read-write tables') share (decision 0179):
+ * options merged over their defaults and checked (every one a positive integer, the batch at
+ * most {@link MAX_SWEEP_BATCH}), an unref'd timer, and one pass at a time. A sweeper adds
+ * its pass. Nothing a sweeper does decides a grant.
+ */
+export abstract class PeriodicSweeper<Options extends SweeperTimings, Result> {
+  protected readonly options: Options;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<Result> | undefined;
+
+  protected constructor(
+    protected readonly pool: Pool,
+    defaults: Options,
+    options: Partial<Options>,
+  ) {
+    const defined = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
+    this.options = { ...defaults, ...defined };
+    for (const name of Object.keys(defaults) as (keyof Options & string)[]) {
+      const value = this.options[name];
+      if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
+        throw new InvalidArgumentError(name, "must be a positive integer");
+      }
+    }
+    if (this.options.batchSize > MAX_SWEEP_BATCH) {
+      throw new InvalidArgumentError("batchSize", `must be at most ${MAX_SWEEP_BATCH} rows`);
+    }
+  }
+
+  /** Sweeps every `intervalMs` until {@link stop}. Errors are swallowed: the next run retries. */
+  start(): void {
+    this.timer ??= setInterval(
+      () => void this.sweep().catch(() => undefined),
+      this.options.intervalMs,
+    );
+    this.timer.unref();
+  }
+
+  /** Stops the timer and waits for a sweep in progress. */
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    await this.running?.catch(() => undefined);
+  }
+
+  /** One full pass; concurrent calls share it. */
+  sweep(): Promise<Result> {
+    this.running ??= this.pass().finally(() => (this.running = undefined));
+    return this.running;
+  }
+
+  /** One full pass over the sweeper's tables. */
+  protected abstract pass(): Promise<Result>;
+}

@@ -1,0 +1,121 @@
+/**
+ * Statements of the MySQL tier's semaphore (docs/decisions/0160). An acquire is one
+ * transaction that first locks the key's `mysql_semaphore` row, so every decision on a key
+ * is serialized there; release, extend and force-release are one statement each on the
+ * grant's row. All time is the database's `NOW(3)`.
+ */
+
+/** The columns every permit-reading statement selects, times as numbers on the database clock. */
+export const PERMIT_COLUMNS = `lock_id, client_id, owner_id, permits,
+  CAST(fence AS CHAR) AS fence, renewals,
+  CAST(ROUND(UNIX_TIMESTAMP(granted_at) * 1000) AS UNSIGNED) AS granted_ms,
+  CAST(ROUND(UNIX_TIMESTAMP(expires_at) * 1000) AS UNSIGNED) AS expires_ms,
+  GREATEST(0, TIMESTAMPDIFF(MICROSECOND, NOW(3), expires_at) DIV 1000) AS ttl_ms`;
+
+/** Creates the key's row if missing (its own autocommit statement: no gap locks inside the transaction). Parameters: resource, business_key, total. */
+export const ENSURE_KEY = `INSERT IGNORE INTO mysql_semaphore (resource, business_key, last_fence, total_permits)
+  VALUES (?, ?, 0, ?)`;
+
+/** Locks the key's row for the transaction. Parameters: resource, business_key. */
+export const LOCK_KEY = `SELECT CAST(last_fence AS CHAR) AS last_fence FROM mysql_semaphore
+  WHERE resource = ? AND business_key = ? FOR UPDATE`;
+
+/**
+ * What may stop a grant, read under the key's lock: the newest epoch registered for this
+ * tier and its base, the durable current epoch, the counter used in the tier's epoch, and
+ * the fleet's shared tier. Same guards as the mutex's acquire statement (acquire-lock.ts).
+ */
+export const READ_GUARDS = `SELECT
+    (SELECT CAST(epoch AS CHAR) FROM mysql_fence_base ORDER BY epoch DESC LIMIT 1) AS tier_epoch,
+    (SELECT CAST(base AS CHAR) FROM mysql_fence_base ORDER BY epoch DESC LIMIT 1) AS tier_base,
+    (SELECT CAST(COALESCE(MAX(epoch), 0) AS CHAR) FROM fence_epoch) AS durable_epoch,
+    (SELECT CAST(next_not_cached_value AS CHAR) FROM mysql_lock_fence_seq) AS next_counter,
+    (SELECT tier FROM tier_state WHERE id = 1) AS shared_tier`;
+
+/** Reclaims the key's expired grants. Parameters: resource, business_key. */
+export const RECLAIM_EXPIRED = `DELETE FROM mysql_semaphore_permit
+  WHERE resource = ? AND business_key = ? AND expires_at <= NOW(3)`;
+
+/** The key's live grants, soonest expiry first. Parameters: resource, business_key. */
+export const LIVE_PERMITS = `SELECT ${PERMIT_COLUMNS} FROM mysql_semaphore_permit
+  WHERE resource = ? AND business_key = ? AND expires_at > NOW(3) ORDER BY expires_at, id`;
+
+/**
+ * The same, inside the acquire's transaction: a locking read, so it sees the latest committed
+ * expiry (a plain read would see the transaction's snapshot, where a grant extended a moment
+ * ago may still look expired) and holds off extends and releases of these rows until COMMIT.
+ */
+export const LIVE_PERMITS_LOCKED = `${LIVE_PERMITS} LOCK IN SHARE MODE`;
+
+/** Fair waiters live in `mysql_lock_waiter`, as the mutex's (a resource is one kind or the other). Parameters: resource, business_key. */
+export const PURGE_WAITERS = `DELETE FROM mysql_lock_waiter
+  WHERE resource = ? AND business_key = ? AND deadline <= NOW(3)`;
+
+/** Appends or renews a place. Parameters: resource, business_key, waiter_id, heartbeat ms. */
+export const ENQUEUE = `INSERT INTO mysql_lock_waiter (resource, business_key, waiter_id, deadline)
+  VALUES (?, ?, ?, NOW(3) + INTERVAL ? * 1000 MICROSECOND)
+  ON DUPLICATE KEY UPDATE deadline = VALUES(deadline)`;
+
+/** Live waiters ahead of `waiter_id` ('' = ahead of a caller without a place: all). Parameters: resource, business_key, resource, business_key, waiter_id. */
+export const COUNT_AHEAD = `SELECT COUNT(*) AS ahead FROM mysql_lock_waiter
+  WHERE resource = ? AND business_key = ? AND deadline > NOW(3)
+    AND id < COALESCE((SELECT id FROM mysql_lock_waiter
+                        WHERE resource = ? AND business_key = ? AND waiter_id = ?),
+                      18446744073709551615)`;
+
+/** Uses up a place. Parameters: resource, business_key, waiter_id. */
+export const DEQUEUE = `DELETE FROM mysql_lock_waiter
+  WHERE resource = ? AND business_key = ? AND waiter_id = ?`;
+
+/**
+ * The grant: fence = GREATEST(key's last fence + 1, epoch * 2^33 + NEXTVAL - base), so it
+ * exceeds every fence the key had on this tier and every fence of lower epochs.
+ * Parameters: resource, business_key, lock_id, client_id, owner_id, permits, epoch * 2^33,
+ * base, lease ms, resource, business_key.
+ */
+export const INSERT_PERMIT = `INSERT INTO mysql_semaphore_permit
+    (resource, business_key, lock_id, client_id, owner_id, permits, fence, granted_at, renewals,
+     expires_at)
+  SELECT ?, ?, ?, ?, ?, ?,
+         GREATEST(s.last_fence + 1, ? + (NEXTVAL(mysql_lock_fence_seq) - ?)),
+         NOW(3), 0, NOW(3) + INTERVAL ? * 1000 MICROSECOND
+    FROM mysql_semaphore AS s WHERE s.resource = ? AND s.business_key = ?`;
+
+/** Records the grant's fence and the total on the key. Parameters: lock_id, total, resource, business_key. */
+export const RECORD_GRANT = `UPDATE mysql_semaphore
+  SET last_fence = (SELECT fence FROM mysql_semaphore_permit WHERE lock_id = ?), total_permits = ?
+  WHERE resource = ? AND business_key = ?`;
+
+/** One grant by lockId. Parameters: lock_id. */
+export const READ_PERMIT = `SELECT ${PERMIT_COLUMNS} FROM mysql_semaphore_permit WHERE lock_id = ?`;
+
+/** Releases a live grant and returns it. Parameters: lock_id, resource, business_key. */
+export const RELEASE_PERMIT = `DELETE FROM mysql_semaphore_permit
+  WHERE lock_id = ? AND resource = ? AND business_key = ? AND expires_at > NOW(3)
+  RETURNING ${PERMIT_COLUMNS}`;
+
+/**
+ * Extends a live grant, then reads it (one round trip; the read only reports).
+ * Parameters: lease ms, lock_id, resource, business_key, lock_id.
+ */
+export const EXTEND_PERMIT = `UPDATE mysql_semaphore_permit
+  SET renewals = renewals + 1, expires_at = NOW(3) + INTERVAL ? * 1000 MICROSECOND
+  WHERE lock_id = ? AND resource = ? AND business_key = ? AND expires_at > NOW(3);
+SELECT ${PERMIT_COLUMNS} FROM mysql_semaphore_permit WHERE lock_id = ?`;
+
+/** Removes the key's live grants (or one), returning them. Parameters: resource, business_key[, lock_id]. */
+export const FORCE_RELEASE_ALL = `DELETE FROM mysql_semaphore_permit
+  WHERE resource = ? AND business_key = ? AND expires_at > NOW(3)
+  RETURNING ${PERMIT_COLUMNS}`;
+export const FORCE_RELEASE_ONE = `DELETE FROM mysql_semaphore_permit
+  WHERE resource = ? AND business_key = ? AND expires_at > NOW(3) AND lock_id = ?
+  RETURNING ${PERMIT_COLUMNS}`;
+
+/** Removes a grant whose acquire lost its reply, live or not. Parameters: lock_id. */
+export const REMOVE_UNCERTAIN = `DELETE FROM mysql_semaphore_permit WHERE lock_id = ?`;
+
+/** The key's total. Parameters: resource, business_key. */
+export const READ_TOTAL = `SELECT total_permits FROM mysql_semaphore WHERE resource = ? AND business_key = ?`;
+
+/** Any live grant at all (the tier wrapper's drain check). */
+export const ANY_LIVE = `SELECT 1 FROM mysql_semaphore_permit WHERE expires_at > NOW(3) LIMIT 1`;

@@ -1,0 +1,22 @@
+--[[
+  Releases one semaphore grant (docs/decisions/0160).
+
+  KEYS[1]  grants key   zset lockId -> expiry (Redis clock, ms)
+  KEYS[2]  facts key    hash lockId -> "permits|fence|grantedAt|renewals|clientId|ownerId"
+  ARGV[1]  lockId
+
+  Returns:
+    { 1, facts, expiresAt, nowMs }   released; facts and expiry as they were
+    { -5 }                           no live grant of that lockId (expired, released, unknown)
+]]
+local time = redis.call("TIME")
+local nowMs = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local score = redis.call("ZSCORE", KEYS[1], ARGV[1])
+local facts = redis.call("HGET", KEYS[2], ARGV[1])
+if score then redis.call("ZREM", KEYS[1], ARGV[1]) end
+if facts then redis.call("HDEL", KEYS[2], ARGV[1]) end
+if not score or not facts or tonumber(score) <= nowMs then
+  return { -5 }
+end
+if redis.call("ZCARD", KEYS[1]) == 0 then redis.call("DEL", KEYS[2]) end
+return { 1, facts, tonumber(score), nowMs }

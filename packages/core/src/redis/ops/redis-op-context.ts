@@ -1,0 +1,32 @@
+import { NotHolderError, type LockKey } from "@warden/contract";
+import type { StoreEventEmitter } from "../../events/event-emitter.js";
+import type { EpochBinder } from "../epoch-binder.js";
+import type { RedisKeys } from "../keys.js";
+import type { RedisCaller } from "../redis-caller.js";
+import type { RedisClient } from "../redis-connection.js";
+import { ReplyCode } from "../reply-code.js";
+
+/** What every Redis store operation (one file each in this folder) works with. */
+export interface RedisOpContext {
+  readonly client: RedisClient;
+  readonly keys: RedisKeys;
+  readonly events: StoreEventEmitter;
+  readonly caller: RedisCaller;
+  readonly binder: EpochBinder;
+  readonly commandTimeoutMs: number;
+  readonly waitReplicasTimeoutMs: number;
+}
+
+/** The error for a release or extend whose lockId does not hold the key; reports an expiry. */
+export function notHolder(
+  ctx: RedisOpContext,
+  key: LockKey,
+  lockId: string,
+  code: ReplyCode.NoLease | ReplyCode.OtherHolder,
+): NotHolderError {
+  if (code === ReplyCode.NoLease) {
+    ctx.events.lock(key, { type: "expired", lockId });
+    return new NotHolderError(lockId, "expired");
+  }
+  return new NotHolderError(lockId, "other-holder");
+}

@@ -1,0 +1,193 @@
+import {
+  InvalidArgumentError,
+  LIMITS,
+  validateHolder,
+  validateLeaseMs,
+  validateLockKey,
+  type Holder,
+  type LeaseView,
+  type LockKey,
+  type Tier,
+} from "@warden/contract";
+
+/** The two kinds of grant of a read-write lock. */
+export type RwMode = "read" | "write";
+
+/**
+ * Input of {@link RwLockStore.acquireRead} and {@link RwLockStore.acquireWrite}.
+ *
+ * Writer preference (default on): a writer refused because the key is held registers its
+ * intent in the store, kept for `intentMs` past each attempt; while a live intent exists,
+ * readers asking with writer preference are refused, so a stream of readers cannot starve
+ * a waiting writer. A writer asking without it registers nothing; a reader asking without
+ * it ignores intents.
+ */
+export interface RwAcquireInput extends LockKey {
+  readonly holder: Holder;
+  /** Lease length in ms; an integer in 1..`LIMITS.maxLeaseMs`. */
+  readonly leaseMs: number;
+  /** @defaultValue true */
+  readonly writerPreference?: boolean;
+  /**
+   * Writers only: how long a refused writer's intent blocks new readers without another
+   * attempt, in ms (1..`LIMITS.maxLeaseMs`). @defaultValue {@link RW_DEFAULTS.intentMs}
+   */
+  readonly intentMs?: number;
+}
+
+/** Defaults of the read-write lock inputs. */
+export const RW_DEFAULTS = Object.freeze({
+  writerPreference: true,
+  /** A waiting writer that retries at least every second keeps its intent alive. */
+  intentMs: 2_000,
+});
+
+/** A live read or write grant. `fence` is null only on the local tier. */
+export interface RwLeaseView extends LeaseView {
+  readonly mode: RwMode;
+}
+
+/** A successful acquire; `reentered` when the same holder entered again in the same mode. */
+export interface RwGrant extends RwLeaseView {
+  readonly granted: true;
+  readonly reentered: boolean;
+}
+
+/**
+ * Why an acquire was refused: `write-held` (a live writer), `read-held` (live readers; writes
+ * only), `writer-waiting` (a reader with writer preference while a writer's intent is live).
+ */
+export type RwRefusalReason = "write-held" | "read-held" | "writer-waiting";
+
+/** A refused acquire; nothing but the writer's intent was written. */
+export interface RwRefusal {
+  readonly granted: false;
+  readonly mode: RwMode;
+  readonly reason: RwRefusalReason;
+  /** Who holds the key (the writer, or the readers); empty for `writer-waiting`. */
+  readonly holders: Holder[];
+  /**
+   * When trying again can first succeed, in ms: the soonest end of a blocking lease (or of
+   * the blocking intent). A hint, not a promise: blockers may be extended.
+   */
+  readonly retryAfterMs: number;
+  readonly tier: Tier;
+}
+
+export type RwAcquireResult = RwGrant | RwRefusal;
+
+/** Input of release and extend: the grant's key and lockId. */
+export interface RwReleaseInput extends LockKey {
+  readonly lockId: string;
+}
+
+/** Result of a release: `released` is true once the grant is gone (its reentry count hit 0). */
+export interface RwReleaseResult {
+  readonly released: boolean;
+  readonly reentry: number;
+  readonly mode: RwMode;
+  readonly fence: string | null;
+}
+
+export interface RwExtendInput extends RwReleaseInput {
+  /** New remaining lease in ms from now (store clock); integer in 1..`LIMITS.maxLeaseMs`. */
+  readonly leaseMs: number;
+}
+
+/** What {@link RwLockStore.inspect} sees on a key; null from inspect when nothing is live. */
+export interface RwKeyView extends LockKey {
+  readonly writer: RwLeaseView | null;
+  /** Live readers, oldest grant first. */
+  readonly readers: RwLeaseView[];
+  /** The read generation's shared fence, once a read was granted since the last write. */
+  readonly readFence: string | null;
+  /** Live writer intents (writer preference). */
+  readonly waitingWriters: number;
+  readonly tier: Tier;
+}
+
+/** Input of {@link RwLockStore.forceRelease}: every grant of the key, or only `lockId`. */
+export interface RwForceReleaseInput extends LockKey {
+  readonly lockId?: string;
+}
+
+/**
+ * A read-write lock per key: many readers or one writer, on every tier (decision 0165).
+ * Every check-then-act is atomic in the store (one Lua script, one MySQL transaction that
+ * locks the key's row, one synchronous in-process step); expired grants and intents are
+ * reclaimed inside those steps, not by a sweeper.
+ *
+ * Fences (the rule the conformance suite checks): a write grant takes a fresh fence, larger
+ * than every fence granted on the key before it; a read grant takes the key's read fence
+ * when one was set since the last write grant in the same epoch, else a fresh one that
+ * becomes it. So every read fence exceeds every earlier write fence, readers with no write
+ * between them share one fence, and a writer's fence exceeds every earlier reader's.
+ *
+ * Errors: `InvalidArgumentError` for bad input, for a holder that asks for the other mode
+ * than it holds (no upgrade or downgrade), and for a key held as a mutex (nothing changed);
+ * `NotHolderError` when release/extend present a lockId that holds nothing on the key;
+ * `OutcomeUnknownError` when an acquire's reply was lost; `LockUnavailableError` when the
+ * store cannot grant safely.
+ */
+export interface RwLockStore {
+  readonly tier: Tier;
+  acquireRead(input: RwAcquireInput): Promise<RwAcquireResult>;
+  acquireWrite(input: RwAcquireInput): Promise<RwAcquireResult>;
+  /** One entry of the grant; the grant ends when its last entry goes. */
+  release(input: RwReleaseInput): Promise<RwReleaseResult>;
+  extend(input: RwExtendInput): Promise<RwLeaseView>;
+  inspect(key: LockKey): Promise<RwKeyView | null>;
+  /** Removes the key's grants (or only `lockId`'s) whatever their holder; returns them. */
+  forceRelease(input: RwForceReleaseInput): Promise<RwLeaseView[]>;
+  close(): Promise<void>;
+}
+
+/** A checked acquire input with defaults applied. */
+export interface CheckedRwAcquire {
+  readonly key: LockKey;
+  readonly holder: Holder;
+  readonly leaseMs: number;
+  readonly writerPreference: boolean;
+  readonly intentMs: number;
+}
+
+/** Validates an acquire input (every field, before anything is written). */
+export function checkRwAcquire(input: RwAcquireInput): CheckedRwAcquire {
+  if (typeof input !== "object" || input === null) {
+    throw new InvalidArgumentError("input", "must be an object");
+  }
+  const key = validateLockKey({ resource: input.resource, businessKey: input.businessKey });
+  const holder = validateHolder(input.holder);
+  const leaseMs = validateLeaseMs(input.leaseMs);
+  const writerPreference = input.writerPreference ?? RW_DEFAULTS.writerPreference;
+  if (typeof writerPreference !== "boolean") {
+    throw new InvalidArgumentError("writerPreference", "must be a boolean");
+  }
+  const intentMs = input.intentMs ?? RW_DEFAULTS.intentMs;
+  if (
+    typeof intentMs !== "number" ||
+    !Number.isInteger(intentMs) ||
+    intentMs < 1 ||
+    intentMs > LIMITS.maxLeaseMs
+  ) {
+    throw new InvalidArgumentError("intentMs", `must be an integer in 1..${LIMITS.maxLeaseMs}`);
+  }
+  return { key, holder, leaseMs, writerPreference, intentMs };
+}
+
+/** The error for a holder that asks for one mode while it holds the key in the other. */
+export function modeMixError(wanted: RwMode): InvalidArgumentError {
+  const held = wanted === "read" ? "write" : "read";
+  return new InvalidArgumentError(
+    "mode",
+    `the holder already holds this key for ${held}; release it before asking for ${wanted} (no upgrade or downgrade)`,
+  );
+}
+
+/** The error for a read-write acquire on a key held as a plain (mutex) lock. */
+export function mutexHeldError(): InvalidArgumentError {
+  return new InvalidArgumentError(
+    "businessKey",
+    "is held as a mutex lock; one key is either a mutex or a read-write lock",
+  );
+}

@@ -1,0 +1,135 @@
+import { performance } from "node:perf_hooks";
+import { LockUnavailableError, type Tier } from "@warden/contract";
+
+/**
+ * Tier routing shared by TieredLocks, TieredSemaphores and TieredRwLocks (decision 0179):
+ * which tiers a resource's policy lets grant, in which order the tiers are searched, and
+ * the recovery drain after a return to Redis.
+ */
+
+/** The parts of a resource's policy that decide where it may be granted. */
+export interface ResourcePolicy {
+  /** May move to MySQL when Redis is down. */
+  readonly degrade: boolean;
+  /** `allow`: in-process locks when no shared tier can grant (fail-open); `deny`: refuse. */
+  readonly localFallback: "deny" | "allow";
+  /** Replicas that must acknowledge a Redis grant. */
+  readonly waitReplicas: number;
+}
+
+/**
+ * Throws `LockUnavailableError` when `policy` forbids granting on `tier`: MySQL for a
+ * resource that does not degrade, local for one that fails closed (docs/design.md#fail-closed).
+ */
+export function checkTierAllowed(tier: Tier, policy: ResourcePolicy): void {
+  if (tier === "mysql" && !policy.degrade) {
+    throw new LockUnavailableError("Redis is down and this resource does not degrade to MySQL");
+  }
+  if (tier === "local" && policy.localFallback !== "allow") {
+    throw new LockUnavailableError(
+      "no tier can grant with cross-process exclusion (fail-closed resource)",
+    );
+  }
+}
+
+/** The tier in force first, then the others (redis, mysql, local): where to look for a key. */
+export function searchOrder(current: Tier): Tier[] {
+  const order: Tier[] = [current, "redis", "mysql", "local"];
+  return order.filter((tier, index) => order.indexOf(tier) === index);
+}
+
+/**
+ * The drain's clock: monotonic. Its deadlines are durations (a bound from the last answer),
+ * and a wall-clock step on this host must neither end a drain early (Redis would grant a key
+ * MySQL still leases and renews) nor stretch it.
+ */
+const drainNow = (): number => performance.now();
+
+/** How often a recovery drain asks MySQL whether it still holds anything live, in ms. */
+export const DRAIN_CHECK_MS = 250;
+
+/**
+ * One recovery drain after a return to Redis (docs/decisions/0005): from {@link start}, it
+ * is active until MySQL holds nothing live of its kind (leases, grants, lock-delays), asked
+ * every {@link DRAIN_CHECK_MS}. An answer that sees something live pushes the end to
+ * `boundMs` from now; none ends it at once (nothing new can appear: MySQL grants only while
+ * the shared tier says mysql). Without an answer, it ends `boundMs` after the last answer
+ * that saw something live — what MySQL holds cannot outlast that without MySQL.
+ */
+export class RecoveryDrain {
+  private untilMs = 0;
+  /** Bumped by every start, so a check begun for an older drain is ignored. */
+  private generation = 0;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly hasLive: () => Promise<boolean>,
+    private readonly boundMs: number,
+    /** False once the checks no longer matter (the fleet left Redis again). */
+    private readonly onRedis: () => boolean,
+  ) {}
+
+  /** True while the drain holds. */
+  get active(): boolean {
+    return drainNow() < this.untilMs;
+  }
+
+  /** Starts (or restarts) the drain: active for at most `boundMs` unless an answer extends it. */
+  start(): void {
+    this.generation += 1;
+    this.untilMs = drainNow() + this.boundMs;
+    this.stop();
+    this.timer = setInterval(() => void this.check(), DRAIN_CHECK_MS);
+    this.timer.unref();
+    // Asked at once too: with nothing live the drain ends on the first answer, before a
+    // MySQL outage soon after a start or a return could leave it unable to end (fail closed).
+    void this.check();
+  }
+
+  /** Stops the checks (on close, or once the drain is over). */
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  private async check(): Promise<void> {
+    const generation = this.generation;
+    if (!this.active || !this.onRedis()) {
+      this.stop();
+      return;
+    }
+    const live = await this.hasLive().catch(() => null);
+    if (generation !== this.generation || live === null) return;
+    if (live) {
+      this.untilMs = Math.max(this.untilMs, drainNow() + this.boundMs);
+    } else {
+      this.untilMs = 0;
+      this.stop();
+    }
+  }
+}
+
+/**
+ * Asks each tier in `order` (see {@link searchOrder}) in turn and returns the first answer
+ * that is not null; a tier that fails counts as having none.
+ */
+export async function firstFound<T>(
+  order: readonly Tier[],
+  ask: (tier: Tier) => Promise<T | null>,
+): Promise<T | null> {
+  for (const tier of order) {
+    const found = await ask(tier).catch(() => null);
+    if (found) return found;
+  }
+  return null;
+}
+
+/** Asks every tier in `order` in turn and joins their answers; a tier that fails adds none. */
+export async function allFound<T>(
+  order: readonly Tier[],
+  ask: (tier: Tier) => Promise<readonly T[]>,
+): Promise<T[]> {
+  const found: T[] = [];
+  for (const tier of order) found.push(...(await ask(tier).catch(() => [])));
+  return found;
+}
