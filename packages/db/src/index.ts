@@ -6,3 +6,4 @@
 export { migrate, type MigrateOptions, type MigrateResult } from "./migrate/migrate.js";
 export { MigrateError } from "./migrate/migrate-error.js";
 export { createPrismaClient, type PrismaClient } from "./prisma-client.js";
+export { isStrayDriverError } from "./stray-driver-error.js";

@@ -40,7 +40,7 @@ describe("migrate()", () => {
   });
 
   it("is a no-op the second time", async () => {
-    expect(await migrate(db.url)).toEqual({ applied: [] });
+    expect(await migrate(db.url)).toEqual({ applied: [], createdDatabase: null });
   });
 
   it("lets concurrent migrators apply each migration exactly once", async () => {

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { createConnection, type Connection, type RowDataPacket } from "mysql2/promise";
+import type { Connection, RowDataPacket } from "mysql2/promise";
 import { MIGRATIONS_DIR } from "../paths.js";
+import { connectCreatingDatabase } from "./ensure-database.js";
 import { MigrateError } from "./migrate-error.js";
 import { releaseMigrationLock, takeMigrationLock } from "./migration-lock.js";
 import {
@@ -31,6 +32,8 @@ export interface MigrateOptions {
 export interface MigrateResult {
   /** Names of the migrations applied by this call, in order; empty when up to date. */
   readonly applied: string[];
+  /** The database this call created because it did not exist; null when it existed. */
+  readonly createdDatabase: string | null;
 }
 
 const DEFAULT_LOCK_TIMEOUT_MS = 120_000;
@@ -39,21 +42,22 @@ const DEFAULT_LOCK_TIMEOUT_MS = 120_000;
  * Applies the committed Prisma migrations that `url`'s database lacks, in order, and
  * records each in `_prisma_migrations` the way `prisma migrate deploy` does (same table,
  * checksums and timestamps), so Prisma's tools agree wherever its engine can run.
- * Idempotent and safe to call from several processes at once (one advisory lock per
- * database). Refuses to go on past a migration recorded as failed, like Prisma (P3009).
+ * Creates the database when it does not exist. Idempotent and safe to call from several
+ * processes at once (one advisory lock per database). Refuses to go on past a migration recorded as failed, like Prisma (P3009).
  */
 export async function migrate(url: string, options: MigrateOptions = {}): Promise<MigrateResult> {
   const files = await readMigrations(options.migrationsDir ?? MIGRATIONS_DIR);
   // One session, so the advisory lock covers every statement; migration scripts hold
   // several statements each, which Prisma also sends in one go.
-  const connection = await createConnection({ uri: url, multipleStatements: true });
+  // A missing database is created first (or the error says what an administrator must run).
+  const { connection, created } = await connectCreatingDatabase(url, { multipleStatements: true });
   try {
     const lock = await takeMigrationLock(
       connection,
       options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS,
     );
     try {
-      return { applied: await applyPending(connection, files) };
+      return { applied: await applyPending(connection, files), createdDatabase: created };
     } finally {
       await releaseMigrationLock(connection, lock);
     }

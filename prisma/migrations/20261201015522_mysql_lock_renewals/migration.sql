@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE `mysql_lock` ADD COLUMN `renewals` INTEGER UNSIGNED NOT NULL DEFAULT 0;
