@@ -3,7 +3,7 @@
 // dependencies stay external and load from node_modules as usual — the server lists the
 // ones its workspace packages need (Prisma, cluster-key-slot) so pnpm links them here.
 import { build } from "esbuild";
-import { readFileSync } from "node:fs";
+import { cpSync, readFileSync, rmSync } from "node:fs";
 
 const manifest = (path) => JSON.parse(readFileSync(new URL(path, import.meta.url), "utf8"));
 const external = new Set();
@@ -32,3 +32,11 @@ await build({
   },
   logLevel: "info",
 });
+
+// `warden-admin migrate` from a deployed copy reads the migrations next to dist/cli.js.
+rmSync(new URL("../dist/prisma", import.meta.url), { recursive: true, force: true });
+cpSync(
+  new URL("../../../prisma/migrations", import.meta.url),
+  new URL("../dist/prisma/migrations", import.meta.url),
+  { recursive: true },
+);

@@ -7,15 +7,23 @@ import type { EventHub } from "./audit/event-hub.js";
 import type { BootstrapGate } from "./bootstrap/bootstrap-gate.js";
 import type { ServerConfig } from "./config.js";
 import type { Inflight } from "./http/inflight.js";
+import type { InstanceRegistry } from "./instances/instance-registry.js";
 import type { LiveBus } from "./live/live-bus.js";
+import type { LivenessMonitor } from "./liveness/liveness-monitor.js";
 import type { LockService } from "./locks/lock-service.js";
+import type { ReleaseNotifier } from "./locks/release-notifier.js";
 import type { TieredLocks } from "./locks/tiered-locks-port.js";
 import type { WaitQueues } from "./locks/wait-queues.js";
 import type { Metrics } from "./metrics/metrics.js";
+import type { RevokeRelay } from "./protocol/revoke-relay.js";
 import type { RateLimiter } from "./quota/rate-limiter.js";
 import type { ResourceRegistry } from "./registry/resource-registry.js";
 import type { LeaseTracker } from "./stats/lease-tracker.js";
 import type { StatsCollector } from "./stats/stats-collector.js";
+import type { LockUseCases } from "./usecases/index.js";
+import type { RequestRevoke } from "./usecases/request-revoke.js";
+import type { SemaphoreUseCases } from "./usecases/semaphore-usecases.js";
+import type { RwUseCases } from "./usecases/rw-usecases.js";
 
 /** Everything a procedure may use; built once per process by createServices(). */
 export interface Services {
@@ -23,8 +31,20 @@ export interface Services {
   readonly prisma: PrismaClient;
   readonly locks: TieredLocks;
   readonly lockService: LockService;
+  /** The lock operations every transport calls (tRPC, the batched lock protocol). */
+  readonly lockUseCases: LockUseCases;
+  /** Asks a lease's holder to release it (docs/decisions/0176-cooperative-revocation.md). */
+  readonly requestRevoke: RequestRevoke;
+  /** This instance's lock connections by tenant and clientId, for revoke requests. */
+  readonly revokes: RevokeRelay;
+  /** The semaphore operations (docs/decisions/0161); absent when no semaphores were opened. */
+  readonly semaphoreUseCases?: SemaphoreUseCases;
+  /** The read-write lock operations (docs/decisions/0166); absent when none were opened. */
+  readonly rwUseCases?: RwUseCases;
   readonly registry: ResourceRegistry;
   readonly waiters: WaitQueues;
+  /** "This key was freed" on this instance or another (waiters, SDK short-circuit watches). */
+  readonly notifier: ReleaseNotifier;
   readonly apiKeys: ApiKeyAuth;
   readonly sessions: SessionAuth;
   readonly limiter: RateLimiter;
@@ -37,6 +57,10 @@ export interface Services {
   readonly logger: Logger;
   readonly bootstrap: BootstrapGate;
   readonly inflight: Inflight;
+  /** The fleet's server instances (docs/decisions/0135). */
+  readonly instances: InstanceRegistry;
+  /** SDK lock connections across the fleet, for liveness-bound release (decision 0150). */
+  readonly liveness?: LivenessMonitor;
 }
 
 /** What a call brings with it, whatever the transport. */

@@ -1,5 +1,6 @@
 import { hostname } from "node:os";
 import { z } from "zod";
+import { parseWebhooks } from "./alerts/webhook-config.js";
 
 const bool = z
   .enum(["true", "false", "1", "0", "yes", "no"])
@@ -55,8 +56,38 @@ const envSchema = z
     WARDEN_SESSION_TTL_MS: int(60_000, 30 * 86_400_000).default(12 * 3_600_000),
     /** Mark the session cookie Secure (serve the console over HTTPS). */
     WARDEN_COOKIE_SECURE: bool.default(false),
-    /** Login attempts per user and per address per minute. */
+    /** Login attempts per (user, client address) per minute; the address alone gets 3×. */
     WARDEN_LOGIN_ATTEMPTS_PER_MINUTE: int(1, 1_000).default(10),
+    /** Login attempts per minute over every user and address (the fleet-wide ceiling). */
+    WARDEN_LOGIN_ATTEMPTS_GLOBAL_PER_MINUTE: int(1, 100_000).default(300),
+    /** Unknown or revoked API keys one client address may present per minute. */
+    WARDEN_BAD_API_KEYS_PER_MINUTE: int(1, 100_000).default(30),
+    /**
+     * Reverse proxies (e.g. the console) whose X-Forwarded-For names the client, as exact
+     * addresses, comma-separated (`127.0.0.1,::1`); from anyone else the header is ignored.
+     */
+    WARDEN_TRUSTED_PROXIES: list.default([]),
+    /** Open live.events streams (SSE or WebSocket) per API key or session, per instance. */
+    WARDEN_MAX_STREAMS_PER_CREDENTIAL: int(1, 10_000).default(16),
+    /** Open WebSockets per API key or session, per instance. */
+    WARDEN_MAX_SOCKETS_PER_CREDENTIAL: int(1, 100_000).default(128),
+    /** Subscriptions at once on one WebSocket. */
+    WARDEN_MAX_SUBSCRIPTIONS_PER_SOCKET: int(1, 1_000).default(8),
+    /** Bearer token Prometheus sends for /metrics (`authorization` in its scrape config). */
+    WARDEN_METRICS_TOKEN: z.string().min(16, "at least 16 characters").max(256).optional(),
+    /** `host:port` of a separate listener serving /metrics only (e.g. an internal address). */
+    WARDEN_METRICS_LISTEN: z
+      .string()
+      .regex(/^(\[[0-9a-fA-F:.]+\]|[^:]+):\d{1,5}$/, "must be host:port")
+      .transform((value) => {
+        const at = value.lastIndexOf(":");
+        return {
+          host: value.slice(0, at).replace(/^\[|\]$/g, ""),
+          port: Number(value.slice(at + 1)),
+        };
+      })
+      .refine((listen) => listen.port <= 65_535, "port must be at most 65535")
+      .optional(),
     /** Where the audit spool (JSONL) lives while MySQL is down. */
     WARDEN_AUDIT_SPOOL_DIR: z.string().min(1).default(".warden/audit-spool"),
     /** Spool size cap, in bytes; past it events are counted as dropped and an alert fires. */
@@ -75,6 +106,21 @@ const envSchema = z
     WARDEN_TIER_FAILURES_TO_DEGRADE: int(1, 100).default(3),
     /** Tier controller: good probes in a row before recovering. */
     WARDEN_TIER_SUCCESSES_TO_RECOVER: int(1, 1_000).default(10),
+    /** Alert webhooks: JSON array of {url, format, name?, repeatMs?, headers?} or `format=url,…` (see README, Alerts). */
+    WARDEN_ALERT_WEBHOOKS: z
+      .string()
+      .optional()
+      .superRefine((value, ctx) => {
+        try {
+          parseWebhooks(value);
+        } catch (error) {
+          ctx.addIssue({ code: "custom", message: (error as Error).message });
+        }
+      }),
+    /** How often the fleet's alert evaluator evaluates, in ms. */
+    WARDEN_ALERT_EVALUATE_MS: int(1_000, 600_000).default(10_000),
+    /** The console's base URL, for links in alert notifications. */
+    WARDEN_ALERT_CONSOLE_URL: z.string().url().optional(),
     /** First-run admin operator (with WARDEN_ADMIN_PASSWORD). */
     WARDEN_ADMIN_USER: z
       .string()

@@ -1,6 +1,12 @@
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
 import type { PrismaClient } from "@warden/db";
 import { createPool } from "mysql2/promise";
 import type { Logger } from "pino";
+import { AlertEvaluator } from "./alerts/alert-evaluator.js";
+import { AlertMetrics } from "./alerts/alert-metrics.js";
+import { SpoolReports } from "./alerts/spool-reports.js";
+import type { WebhookConfig } from "./alerts/webhook-config.js";
 import { ApiKeyAuth } from "./auth/api-key-auth.js";
 import { SessionAuth } from "./auth/session-auth.js";
 import { auditRecord } from "./audit/audit-record.js";
@@ -9,19 +15,39 @@ import { AuditWriter } from "./audit/audit-writer.js";
 import type { EventHub } from "./audit/event-hub.js";
 import { pruneAudit } from "./audit/retention.js";
 import { BootstrapGate, type BootstrapOptions } from "./bootstrap/bootstrap-gate.js";
-import type { ServerConfig } from "./config.js";
+import type { RedisTopology } from "@warden/core";
+import { limitsOf, type ServerConfig } from "./config.js";
 import type { Services } from "./context.js";
 import { Inflight } from "./http/inflight.js";
+import { InstanceRegistry } from "./instances/instance-registry.js";
+import { registerInstancesGauge } from "./instances/instances-metric.js";
+import { SERVER_VERSION } from "./instances/server-version.js";
+import { FleetBus, type FleetTransport } from "./live/fleet-bus.js";
+import { publishLapsed } from "./live/lapsed.js";
 import { LiveBus } from "./live/live-bus.js";
+import { PermitTracker } from "./live/permit-tracker.js";
+import { LivenessMonitor } from "./liveness/liveness-monitor.js";
 import { LockService } from "./locks/lock-service.js";
 import { ReleaseNotifier, type ReleaseBridge } from "./locks/release-notifier.js";
 import type { TieredLocks } from "./locks/tiered-locks-port.js";
 import { WaitQueues } from "./locks/wait-queues.js";
+import { longHoldsSource } from "./metrics/long-holds.js";
 import { Metrics } from "./metrics/metrics.js";
 import { RateLimiter } from "./quota/rate-limiter.js";
+import { RedisBuckets } from "./quota/redis-buckets.js";
+import { registryOfKind } from "./registry/kind-guard.js";
 import { ResourceRegistry } from "./registry/resource-registry.js";
 import { LeaseTracker } from "./stats/lease-tracker.js";
 import { StatsCollector } from "./stats/stats-collector.js";
+import { RevokeRelay } from "./protocol/revoke-relay.js";
+import { createLockUseCases } from "./usecases/index.js";
+import { requestRevokeUseCase } from "./usecases/request-revoke.js";
+import type { TieredSemaphoresPort } from "./usecases/semaphore-deps.js";
+import { SemaphoreMetrics } from "./usecases/semaphore-metrics.js";
+import { createSemaphoreUseCases } from "./usecases/semaphore-usecases.js";
+import { RwMetrics } from "./usecases/rw-metrics.js";
+import type { RwLocksPort } from "./usecases/rw-stores.js";
+import { createRwUseCases } from "./usecases/rw-usecases.js";
 
 /** What {@link createServices} needs from the process. */
 export interface ServicesOptions {
@@ -30,6 +56,16 @@ export interface ServicesOptions {
   /** Warden's database, for the audit writer's raw inserts. */
   readonly mysqlUrl: string;
   readonly locks: TieredLocks;
+  /**
+   * The semaphores, opened on the same stores with `openTieredSemaphores(locks, …)`
+   * (docs/decisions/0161); closed with the services. Without them semaphore calls are refused.
+   */
+  readonly semaphores?: TieredSemaphoresPort;
+  /**
+   * The read-write locks, opened on the same stores with `openRwLocks(locks, …)`
+   * (docs/decisions/0166); closed with the services. Without them rwlock calls are refused.
+   */
+  readonly rwLocks?: RwLocksPort;
   /** The hub whose sink `locks` was opened with. */
   readonly hub: EventHub;
   readonly logger: Logger;
@@ -38,15 +74,47 @@ export interface ServicesOptions {
     readonly spoolMaxBytes: number;
     readonly flushMs?: number;
     readonly batchSize?: number;
+    /** How long past its expiry an open hold is closed as lapsed, in ms. @defaultValue 30 000 */
+    readonly lapseGraceMs?: number;
+    /** How often lapsed holds are looked for, in ms. @defaultValue 5 000 */
+    readonly lapseEveryMs?: number;
     readonly retentionDays: number;
     /** How often old events are pruned, in ms. @defaultValue 1 hour */
     readonly retentionEveryMs?: number;
   };
   /** Carries release notifications to other instances (Redis pub/sub in production). */
   readonly releaseBridge?: ReleaseBridge;
+  /**
+   * Shares lock events, live feed and statistics between instances (Redis pub/sub in
+   * production, docs/decisions/0071); without it each instance describes itself only.
+   */
+  readonly fleetTransport?: FleetTransport;
   readonly bootstrap?: BootstrapOptions;
   /** Credential and registry cache lifetime, in ms. @defaultValue 1000 */
   readonly cacheMs?: number;
+  /**
+   * The Redis that holds login throttles and tenant quotas for the whole fleet; without
+   * it each instance limits on its own (docs/decisions/0101).
+   */
+  readonly throttleRedis?: RedisTopology;
+  /**
+   * The Redis every instance announces itself in (docs/decisions/0135); without it
+   * `instance.list` shows this instance only. Beat and TTL in ms (defaults 2 000 / 10 000).
+   */
+  readonly instances?: {
+    readonly redis: RedisTopology;
+    readonly everyMs?: number;
+    readonly ttlMs?: number;
+  };
+  /**
+   * Alert evaluation for the fleet by whichever instance holds its lock, and webhook
+   * delivery (docs/decisions/0130); without it this instance never evaluates alerts.
+   */
+  readonly alerts?: {
+    readonly webhooks: readonly WebhookConfig[];
+    readonly consoleUrl?: string | null;
+    readonly evaluateEveryMs?: number;
+  };
 }
 
 /** The services and how to stop their timers and flush the audit. */
@@ -61,6 +129,8 @@ export async function createServices(options: ServicesOptions): Promise<Services
   const { config, prisma, locks, hub, logger } = options;
   const cacheMs = options.cacheMs ?? 1_000;
   const tracker = new LeaseTracker();
+  // Semaphore permit grants the fleet holds, for holder lists and expiry events (decision 0162).
+  const permits = new PermitTracker();
   const waiters = new WaitQueues();
   const stats = new StatsCollector();
   const live = new LiveBus();
@@ -70,6 +140,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
   await spool.open();
   const metrics: Metrics = new Metrics({
     liveLocksByResource: () => tracker.countsByResource(),
+    longHoldsByResource: longHoldsSource(tracker, registry),
     waitersByResource: () => waiters.countsByResource(),
     tier: () => locks.tier,
     epoch: () => locks.snapshot().epoch,
@@ -91,20 +162,152 @@ export async function createServices(options: ServicesOptions): Promise<Services
     logger,
     ...(options.audit.flushMs === undefined ? {} : { flushMs: options.audit.flushMs }),
     ...(options.audit.batchSize === undefined ? {} : { batchSize: options.audit.batchSize }),
+    ...(options.audit.lapseGraceMs === undefined
+      ? {}
+      : { lapseGraceMs: options.audit.lapseGraceMs }),
+    ...(options.audit.lapseEveryMs === undefined
+      ? {}
+      : { lapseEveryMs: options.audit.lapseEveryMs }),
   });
-  hub.attach({ audit, tracker, stats, metrics, notifier, registry, live, logger });
+  // Per process: a restarted instance is a new member whose old seconds age out.
+  const processId = `${config.instanceId}:${randomUUID().slice(0, 8)}`;
+  const revokes = new RevokeRelay();
+  const fleet = options.fleetTransport
+    ? new FleetBus({
+        revokes,
+        transport: options.fleetTransport,
+        instanceId: processId,
+        live,
+        tracker,
+        stats,
+        logger,
+        waiters: () => waiters.countsByResource(),
+        waits: waiters,
+        permits,
+      })
+    : undefined;
+  hub.attach({
+    audit,
+    tracker,
+    stats,
+    metrics,
+    notifier,
+    registry,
+    live,
+    logger,
+    ...(fleet ? { fleet } : {}),
+  });
   const bootstrap = new BootstrapGate(prisma, logger);
   await bootstrap.init(options.bootstrap);
+  const lockService = new LockService(locks, waiters, notifier);
+  const lockUseCases = createLockUseCases({
+    // A semaphore resource is refused by the lock calls (INVALID_ARGUMENT on kind).
+    registry: registryOfKind(registry, "mutex"),
+    locks,
+    lockService,
+    waiters,
+    tracker,
+    hub,
+    metrics,
+    stats,
+    logger,
+  });
+  const requestRevoke = requestRevokeUseCase({
+    registry: registryOfKind(registry, "mutex"),
+    locks,
+    hub,
+    logger,
+    // Here at once, and to every other instance over the fleet bus (decision 0176).
+    publish: (request) => {
+      revokes.deliver(request);
+      void fleet?.requestRevoke(request);
+    },
+  });
+  const semaphores = options.semaphores;
+  const semaphoreUseCases = semaphores
+    ? createSemaphoreUseCases({
+        registry: registryOfKind(registry, "semaphore"),
+        semaphores,
+        locks,
+        notifier,
+        hub,
+        metrics,
+        semaphoreMetrics: new SemaphoreMetrics(metrics.registry),
+        logger,
+        permits,
+        waiters,
+      })
+    : undefined;
+  const rwLocks = options.rwLocks;
+  const rwUseCases = rwLocks
+    ? createRwUseCases({
+        registry: registryOfKind(registry, "rwlock"),
+        rw: rwLocks,
+        locks,
+        notifier,
+        hub,
+        metrics,
+        rwMetrics: new RwMetrics(metrics.registry),
+        logger,
+        releasedElsewhere: async (lockId) =>
+          (await prisma.lockEvent.findFirst({
+            where: { lockId, type: "rwlock-release" },
+            select: { id: true },
+          })) !== null,
+      })
+    : undefined;
+  const instances = new InstanceRegistry({
+    identity: {
+      id: processId,
+      name: config.instanceId,
+      version: SERVER_VERSION,
+      host: hostname(),
+      pid: process.pid,
+      startedAt: Date.now(),
+    },
+    redis: options.instances?.redis ?? null,
+    tier: () => {
+      const { tier, version, epoch, forced, decidedAlone } = locks.snapshot();
+      return { tier, version, epoch, forced, decidedAlone };
+    },
+    logger,
+    ...(options.instances?.everyMs === undefined ? {} : { everyMs: options.instances.everyMs }),
+    ...(options.instances?.ttlMs === undefined ? {} : { ttlMs: options.instances.ttlMs }),
+  });
+  registerInstancesGauge(metrics.registry, () => instances.fleetSize);
+  // Liveness-bound release (docs/decisions/0150) on the Redis the instances announce in.
+  const liveness = options.instances
+    ? new LivenessMonitor({
+        redis: options.instances.redis,
+        instanceId: processId,
+        locks,
+        hub,
+        prisma,
+        logger,
+        metrics: metrics.registry,
+      })
+    : undefined;
+  const throttles = options.throttleRedis ? new RedisBuckets(options.throttleRedis) : null;
+  const limiter = new RateLimiter(throttles);
   const services: Services = {
     config,
     prisma,
     locks,
-    lockService: new LockService(locks, waiters, notifier, metrics, stats, logger),
+    lockService,
+    lockUseCases,
+    requestRevoke,
+    revokes,
+    ...(semaphoreUseCases ? { semaphoreUseCases } : {}),
+    ...(rwUseCases ? { rwUseCases } : {}),
     registry,
     waiters,
-    apiKeys: new ApiKeyAuth(prisma, cacheMs),
+    notifier,
+    apiKeys: new ApiKeyAuth(prisma, cacheMs, {
+      limiter,
+      perMinute: () => limitsOf(config).badApiKeysPerMinute,
+    }),
     sessions: new SessionAuth(prisma, config.sessionTtlMs, cacheMs),
-    limiter: new RateLimiter(),
+    limiter,
     hub,
     audit,
     tracker,
@@ -114,6 +317,8 @@ export async function createServices(options: ServicesOptions): Promise<Services
     logger,
     bootstrap,
     inflight: new Inflight(),
+    instances,
+    ...(liveness ? { liveness } : {}),
   };
   const stopTierWatch = locks.onTierChange((snapshot) => {
     logger.warn(
@@ -144,9 +349,31 @@ export async function createServices(options: ServicesOptions): Promise<Services
     );
   });
   audit.start();
+  fleet?.start();
+  const spoolReports =
+    options.alerts && options.throttleRedis ? new SpoolReports(options.throttleRedis) : undefined;
+  const alerts = options.alerts
+    ? new AlertEvaluator({
+        ...options.alerts,
+        instanceId: config.instanceId,
+        locks,
+        prisma,
+        tracker,
+        spool: () => ({ events: spool.size.events, full: audit.spoolFull }),
+        ...(spoolReports ? { spoolReports } : {}),
+        metrics: new AlertMetrics(metrics.registry),
+        logger,
+      })
+    : undefined;
+  alerts?.start();
+  instances.start();
+  liveness?.start();
   const everySecond = setInterval(() => {
-    tracker.sweep();
+    publishLapsed(live, (resource) => registry.ownerOf(resource), tracker.sweep());
     stats.sampleQueueDepth(waiters.countsByResource());
+    void semaphoreUseCases?.reportLapsed().catch((error: unknown) => {
+      logger.warn({ err: error }, "reporting lapsed permits failed");
+    });
   }, 1_000);
   everySecond.unref();
   const retention = setInterval(() => {
@@ -163,8 +390,22 @@ export async function createServices(options: ServicesOptions): Promise<Services
       (closed ??= (async () => {
         clearInterval(everySecond);
         clearInterval(retention);
+        // First: the others stop listing this instance at once.
+        await instances.close();
+        await liveness?.close();
         stopTierWatch();
+        await alerts?.close();
+        await spoolReports?.close();
         waiters.cancelAll();
+        await rwUseCases?.close();
+        await rwLocks
+          ?.close()
+          .catch((error: unknown) =>
+            logger.warn({ err: error }, "closing read-write locks failed"),
+          );
+        await semaphores
+          ?.close()
+          .catch((error: unknown) => logger.warn({ err: error }, "closing semaphores failed"));
         await locks
           .close()
           .catch((error: unknown) => logger.warn({ err: error }, "closing locks failed"));
@@ -172,6 +413,8 @@ export async function createServices(options: ServicesOptions): Promise<Services
         await audit.close();
         await auditPool.end().catch(() => undefined);
         await notifier.close();
+        await throttles?.close();
+        await fleet?.close().catch(() => undefined);
         await prisma.$disconnect();
       })()),
   };

@@ -1,13 +1,19 @@
-import { openTieredLocks } from "@warden/core";
-import { createPrismaClient } from "@warden/db";
+import { openTieredLocks, openTieredSemaphores } from "@warden/core";
+import { createPrismaClient, isStrayDriverError } from "@warden/db";
+import { Counter } from "prom-client";
+import { parseWebhooks } from "./alerts/webhook-config.js";
 import { EventHub } from "./audit/event-hub.js";
 import { serverConfigOf } from "./config.js";
 import type { Env } from "./env.js";
 import { startHttpServer, type HttpServerHandle } from "./http/server.js";
 import { createLogger } from "./log/logger.js";
+import { subscriptionPathsOf } from "./instances/connection-counter.js";
 import { RedisReleaseBridge } from "./locks/redis-release-bridge.js";
 import { redisTopologyOf } from "./locks/redis-topology.js";
+import { RedisFleetTransport } from "./live/redis-fleet-transport.js";
+import { appRouter } from "./routers/_app.js";
 import { createServices, type ServicesHandle } from "./services.js";
+import { openRwLocks } from "./usecases/rw-stores.js";
 
 /** A running server process. */
 export interface RunningServer {
@@ -15,6 +21,12 @@ export interface RunningServer {
   readonly services: ServicesHandle["services"];
   /** Graceful shutdown: stop accepting, drain calls, flush the audit, close everything. */
   stop(): Promise<void>;
+  /**
+   * For the process's last-resort handler: true (logged and counted in
+   * `warden_db_driver_stray_errors_total`) when `error` is the database driver's own
+   * connection error that no query awaited; the process goes on. False for anything else.
+   */
+  strayDriverError(error: unknown): boolean;
 }
 
 /** Opens the tiers, builds the services and starts listening, from a validated env. */
@@ -31,11 +43,19 @@ export async function startServer(env: Env): Promise<RunningServer> {
     failuresToDegrade: env.WARDEN_TIER_FAILURES_TO_DEGRADE,
     successesToRecover: env.WARDEN_TIER_SUCCESSES_TO_RECOVER,
   });
+  const semaphores = await openTieredSemaphores(locks, {
+    redis: topology,
+    mysqlUrl: env.DATABASE_URL,
+    onEvent: hub.sink,
+  });
+  const rwLocks = await openRwLocks(locks, { redis: topology, mysqlUrl: env.DATABASE_URL });
   const handle = await createServices({
     config: serverConfigOf(env),
     prisma: createPrismaClient(env.DATABASE_URL),
     mysqlUrl: env.DATABASE_URL,
     locks,
+    semaphores,
+    rwLocks,
     hub,
     logger,
     audit: {
@@ -46,6 +66,14 @@ export async function startServer(env: Env): Promise<RunningServer> {
       retentionDays: env.WARDEN_AUDIT_RETENTION_DAYS,
     },
     releaseBridge: new RedisReleaseBridge(topology, env.WARDEN_INSTANCE_ID),
+    throttleRedis: topology,
+    fleetTransport: new RedisFleetTransport(topology),
+    alerts: {
+      webhooks: parseWebhooks(env.WARDEN_ALERT_WEBHOOKS),
+      consoleUrl: env.WARDEN_ALERT_CONSOLE_URL ?? null,
+      evaluateEveryMs: env.WARDEN_ALERT_EVALUATE_MS,
+    },
+    instances: { redis: topology },
     ...(env.WARDEN_ADMIN_USER && env.WARDEN_ADMIN_PASSWORD
       ? {
           bootstrap: {
@@ -60,14 +88,34 @@ export async function startServer(env: Env): Promise<RunningServer> {
     maxBodyBytes: env.WARDEN_MAX_BODY_BYTES,
     shutdownGraceMs: env.WARDEN_SHUTDOWN_GRACE_MS,
   });
+  handle.services.instances.watchConnections(
+    http.server,
+    subscriptionPathsOf(appRouter._def.procedures),
+  );
   logger.info({ url: http.url, tier: locks.tier }, "warden server listening");
+  const strayDriverErrors = new Counter({
+    name: "warden_db_driver_stray_errors_total",
+    help: "Errors of the database driver's connections that no query awaited (a socket closed under an idle or destroyed connection); logged, not fatal",
+    registers: [handle.services.metrics.registry],
+  });
   return {
     http,
     services: handle.services,
     stop: async () => {
+      // Off the instance list first: the fleet sees it leave at once, not after the drain.
+      await handle.services.instances.close();
       await http.close();
       await handle.close();
       logger.info("warden server stopped");
+    },
+    strayDriverError: (error) => {
+      if (!isStrayDriverError(error)) return false;
+      strayDriverErrors.inc();
+      logger.warn(
+        { err: error },
+        "database driver: a connection failed with no query waiting on it; the pool opens new ones",
+      );
+      return true;
     },
   };
 }

@@ -1,6 +1,6 @@
 import { initTRPC } from "@trpc/server";
 import { ZodError, z } from "zod";
-import { UnauthorizedError } from "@warden/core";
+import { UnauthorizedError, toWire, type WireError } from "@warden/contract";
 import { actorOf, roleAtLeast, type OperatorRole, type Principal } from "./auth/principal.js";
 import { originAllowed } from "./auth/origin-check.js";
 import type { Context } from "./context.js";
@@ -8,20 +8,43 @@ import { ForbiddenError } from "./errors/forbidden-error.js";
 import { QuotaExceededError } from "./errors/quota-exceeded-error.js";
 import { toTRPCError, wardenCodeOf } from "./errors/to-trpc-error.js";
 
+// Zod's first issue as the contract's INVALID_ARGUMENT details: the input path names the field.
+function invalidInputOf(error: ZodError): WireError<"INVALID_ARGUMENT"> {
+  const issue = error.issues[0];
+  const field = issue && issue.path.length > 0 ? issue.path.map(String).join(".") : "input";
+  const reason = issue?.message ?? "invalid input";
+  return { code: "INVALID_ARGUMENT", details: { field, reason }, message: `${field}: ${reason}` };
+}
+
 const t = initTRPC.context<Context>().create({
   errorFormatter({ shape, error }) {
     const cause = error.cause;
+    const wire = cause instanceof ZodError ? invalidInputOf(cause) : toWire(cause);
+    const details: Readonly<Record<string, unknown>> | null = wire?.details ?? null;
+    const retryAfterMs = details?.["retryAfterMs"];
+    // An internal error's own message (a driver's, a query dump) never leaves the server:
+    // it is logged there. An invalid input reads "<field>: <reason>", not zod's JSON.
+    const message =
+      shape.data.code === "INTERNAL_SERVER_ERROR"
+        ? "internal error; the server logged the details"
+        : cause instanceof ZodError && wire !== null
+          ? wire.message
+          : shape.message;
     return {
       ...shape,
+      message,
       data: {
         ...shape.data,
         // Stack traces stay in the logs.
         stack: undefined,
-        /** Warden's own error code, for the SDK's typed errors. */
-        wardenCode: wardenCodeOf(cause),
+        /** Warden's error code: with `details`, what the SDK and the console rebuild the
+         * typed error from (the contract's `fromWire`); never parse the message. */
+        wardenCode: wire?.code ?? null,
+        /** The code's typed details (`ErrorDetailsByCode` in @warden/contract). */
+        details,
         /** Per-field messages of an invalid input, for the console's forms. */
         fieldErrors: cause instanceof ZodError ? z.flattenError(cause).fieldErrors : null,
-        retryAfterMs: cause instanceof QuotaExceededError ? cause.retryAfterMs : null,
+        retryAfterMs: typeof retryAfterMs === "number" ? retryAfterMs : null,
       },
     };
   },
@@ -90,7 +113,7 @@ async function resolvePrincipal(
   const { apiKey, sessionToken } = ctx.request;
   // A presented key is authoritative: a bad key never falls back to a cookie.
   if (apiKey !== null) {
-    const principal = await ctx.services.apiKeys.resolve(apiKey);
+    const principal = await ctx.services.apiKeys.resolve(apiKey, ctx.request.ip);
     if (!principal) throw new UnauthorizedError("unknown or revoked API key");
     return { principal, viaCookie: false };
   }
@@ -114,7 +137,10 @@ async function authenticate(ctx: Context, type: string): Promise<Principal> {
     const waitMs = ctx.services.limiter.take(`tenant:${principal.tenantId}`, rate, rate);
     if (waitMs > 0) {
       ctx.services.metrics.quotaRefusals.inc({ tenant: principal.tenantId });
-      throw new QuotaExceededError(principal.tenantId, waitMs);
+      throw new QuotaExceededError(
+        waitMs,
+        `tenant ${principal.tenantId} is over its request-rate quota; nothing was done — retry in ${waitMs} ms`,
+      );
     }
   }
   if (viaCookie && type === "mutation") {

@@ -41,7 +41,7 @@ describe("audit writer", () => {
     await mariadb?.stop();
   });
 
-  it("stores 1 000 lock cycles as exactly 2 000 events, each once, searchable by fence and business key", async () => {
+  it("stores 1 000 lock cycles as exactly 1 000 hold rows, each once, searchable by fence and business key", async () => {
     const local = await startHarness();
     try {
       const tenant = await local.tenant();
@@ -49,17 +49,25 @@ describe("audit writer", () => {
       const grants = await cycles(tenant.caller(), resource, 1_000, `k${uid()}`);
       await local.services.audit.flush();
       await eventually(
-        async () => (await local.prisma.lockEvent.count({ where: { resource } })) >= 2_000,
+        async () =>
+          (await local.prisma.lockHold.count({ where: { resource, endType: "released" } })) >=
+          1_000,
       );
-      const rows = await local.prisma.lockEvent.groupBy({
-        by: ["lockId", "type"],
-        where: { resource },
-        _count: { _all: true },
-      });
-      expect(rows).toHaveLength(2_000);
-      expect(rows.every((row) => row._count._all === 1)).toBe(true);
-      expect(new Set(rows.map((row) => row.lockId)).size).toBe(1_000);
-      expect(await local.prisma.lockEvent.count({ where: { resource } })).toBe(2_000);
+      const rows = await local.prisma.lockHold.findMany({ where: { resource } });
+      expect(rows).toHaveLength(1_000);
+      expect(new Set(rows.map((row) => row.lockId))).toEqual(new Set(grants.map((g) => g.lockId)));
+      for (const row of rows) {
+        expect(row.grantedAt).not.toBeNull();
+        expect(row.endedAt!.getTime()).toBeGreaterThanOrEqual(row.grantedAt!.getTime());
+        expect(row.fence).not.toBeNull();
+        expect(row.clientId).toBe(`client-${tenant.id}`);
+      }
+      // The lock path wrote no single-event rows.
+      expect(
+        await local.prisma.lockEvent.count({
+          where: { resource, type: { in: ["grant", "release", "extend", "expired"] } },
+        }),
+      ).toBe(0);
       const sample = grants[737]!;
       const byFence = await tenant
         .caller()
@@ -97,21 +105,23 @@ describe("audit writer", () => {
     await new Promise((resolve) => setTimeout(resolve, 2_500));
     during.push(...(await cycles(caller, resource, 50, "down-later")));
     await h.services.audit.flush();
-    await eventually(async () => h!.services.audit.spoolSize.events >= 400, 15_000);
+    await eventually(async () => h!.services.audit.spoolSize.events >= 200, 15_000);
     const metrics = await h.services.metrics.text();
     expect(metrics).toMatch(/warden_audit_spooled_total \d+/);
     expect(Number(/warden_audit_spool_bytes (\d+)/.exec(metrics)?.[1])).toBeGreaterThan(0);
 
     await mariadb.restart();
     await eventually(
-      async () => (await h!.prisma.lockEvent.count({ where: { resource } })) === 420,
+      async () =>
+        (await h!.prisma.lockHold.count({ where: { resource, endType: "released" } })) === 210,
       30_000,
     );
-    const ids = await h.prisma.lockEvent.findMany({
+    const held = await h.prisma.lockHold.findMany({
       where: { resource, lockId: { in: during.map((g) => g.lockId) } },
-      select: { id: true },
+      select: { fence: true, grantedAt: true, endedAt: true },
     });
-    expect(ids).toHaveLength(400);
+    expect(held).toHaveLength(200);
+    expect(held.every((row) => row.fence !== null && row.grantedAt && row.endedAt)).toBe(true);
     await eventually(async () => h!.services.audit.spoolSize.bytes === 0);
     expect(await h.services.metrics.text()).toMatch(/warden_audit_dropped_total 0/);
   }, 90_000);

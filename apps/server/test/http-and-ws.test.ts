@@ -71,7 +71,7 @@ describe("plain HTTP endpoints", () => {
     expect(await ready.json()).toMatchObject({ ready: true, tier: "redis" });
   });
 
-  it("serves /metrics as Prometheus text whose counters match the calls made", async () => {
+  it("serves /metrics as Prometheus text whose counters match the calls made, by app (the key's name)", async () => {
     const name = await registerResource(tenant);
     const client = httpClient({
       authorization: `Bearer ${tenant.key}`,
@@ -101,16 +101,22 @@ describe("plain HTTP endpoints", () => {
     expect(response.headers.get("content-type")).toContain("text/plain");
     const samples = parsePrometheus(await response.text());
     expect(
-      samples.get(`warden_acquire_total{resource="${name}",tier="redis",outcome="granted"}`),
+      samples.get(
+        `warden_acquire_total{resource="${name}",tier="redis",outcome="granted",app="test"}`,
+      ),
     ).toBe(5);
     expect(
-      samples.get(`warden_acquire_total{resource="${name}",tier="redis",outcome="refused"}`),
+      samples.get(
+        `warden_acquire_total{resource="${name}",tier="redis",outcome="refused",app="test"}`,
+      ),
     ).toBe(1);
-    expect(samples.get(`warden_release_total{resource="${name}",outcome="released"}`)).toBe(3);
+    expect(
+      samples.get(`warden_release_total{resource="${name}",outcome="released",app="test"}`),
+    ).toBe(3);
     expect(samples.get(`warden_live_locks{resource="${name}"}`)).toBe(2);
     expect(
       samples.get(
-        `warden_acquire_duration_seconds_count{resource="${name}",tier="redis",outcome="granted"}`,
+        `warden_acquire_duration_seconds_count{resource="${name}",tier="redis",outcome="granted",app="test"}`,
       ),
     ).toBe(5);
     expect(samples.get(`warden_tier{tier="redis"}`)).toBe(1);

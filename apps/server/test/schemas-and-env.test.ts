@@ -6,19 +6,41 @@ import { loadEnv } from "../src/env.js";
 import { API_LIMITS, fenceSchema, resourceCreateSchema } from "../src/schemas/index.js";
 
 describe("shared schemas", () => {
+  it("refuse resource names under the reserved warden: prefix (the server's own locks)", () => {
+    const policy = {
+      defaultLeaseMs: 10_000,
+      maxLeaseMs: 20_000,
+      maxRenewals: null,
+      expectedHoldMs: null,
+      degrade: true,
+      localFallback: "deny",
+      fair: false,
+      waitReplicas: 0,
+      description: "",
+    };
+    const reserved = resourceCreateSchema.safeParse({ ...policy, name: "warden:alerts" });
+    expect(reserved.success).toBe(false);
+    expect(reserved.error?.issues[0]?.path).toEqual(["name"]);
+    expect(resourceCreateSchema.safeParse({ ...policy, name: "wardens:alerts" }).success).toBe(
+      true,
+    );
+  });
+
   it("mirror the engine's limits", () => {
     for (const [name, value] of Object.entries(LIMITS)) {
       expect(API_LIMITS[name as keyof typeof API_LIMITS], name).toBe(value);
     }
   });
 
-  it("import nothing but zod and each other, so the console can use them", async () => {
+  it("import nothing but zod, the wire contract and each other, so the console can use them", async () => {
     const dir = new URL("../src/schemas/", import.meta.url).pathname;
     for (const file of await readdir(dir)) {
       const text = await readFile(join(dir, file), "utf8");
       const imports = [...text.matchAll(/from "([^"]+)"/g)].map((m) => m[1]);
       expect(
-        imports.every((name) => name === "zod" || name?.startsWith("./")),
+        imports.every(
+          (name) => name === "zod" || name === "@warden/contract/wire" || name?.startsWith("./"),
+        ),
         file,
       ).toBe(true);
     }

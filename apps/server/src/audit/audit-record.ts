@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import type { StoreEvent } from "@warden/core";
 import type { TrackedLease } from "../stats/lease-tracker.js";
 
@@ -24,6 +24,102 @@ export interface AuditRecord {
   readonly reason: string | null;
   /** When it happened, ms since the Unix epoch. */
   readonly at: number;
+  /** Refusals counted in the minute from `at` (a per-minute `refusal` row); else null. */
+  readonly count?: number | null;
+  /**
+   * When the lease the event is about was granted (ms), when known; for the live feed and
+   * search (the hold's row keeps it in MySQL, `lock_event` has no such column).
+   */
+  readonly grantedAt?: number | null;
+}
+
+/** How a hold ended, as `lock_hold.end_type` stores it. */
+export type HoldEnd = "released" | "force-released" | "expired" | "lapsed";
+
+/**
+ * Part of one hold's row (`lock_hold`, docs/decisions/0070): what one instance learned of
+ * the hold `lockId` — its grant, its latest renewal, its end, or several of them. Parts
+ * of one hold merge in MySQL in any order and any number of times (an upsert keyed by
+ * lockId), so the writer may send a part twice and instances need not coordinate.
+ * Times are ms since the Unix epoch; unknown fields are null.
+ */
+export interface HoldPart {
+  readonly kind: "hold";
+  /** Id of the row if this part creates it: time-ordered from the first fact. */
+  readonly id: string;
+  readonly lockId: string;
+  tenantId: string | null;
+  readonly resource: string;
+  readonly businessKey: string;
+  fence: string | null;
+  clientId: string | null;
+  ownerId: string | null;
+  tier: string | null;
+  leaseMs: number | null;
+  reentries: number;
+  renewals: number;
+  grantedAt: number | null;
+  renewedAt: number | null;
+  renewLeaseMs: number | null;
+  expiresAt: number | null;
+  endedAt: number | null;
+  endType: HoldEnd | null;
+  actor: string | null;
+  reason: string | null;
+}
+
+/**
+ * The row id of a hold first written at `atMs`: 48 bits of Unix ms in hex, then the
+ * lockId (unique already, so no random bits are needed): time-ordered like
+ * {@link timeOrderedId}, at the cost of a string concatenation.
+ */
+function holdId(lockId: string, atMs: number): string {
+  if (lockId.length !== 22) return timeOrderedId(atMs);
+  return `${Math.max(0, Math.floor(atMs)).toString(16).padStart(12, "0").slice(-12)}-${lockId}`;
+}
+
+/** An empty part of the hold `lockId` of a key, to fill in. */
+export function holdPart(
+  lockId: string,
+  tenantId: string | null,
+  resource: string,
+  businessKey: string,
+  at: number,
+): HoldPart {
+  return {
+    kind: "hold",
+    id: holdId(lockId, at),
+    lockId,
+    tenantId,
+    resource,
+    businessKey,
+    fence: null,
+    clientId: null,
+    ownerId: null,
+    tier: null,
+    leaseMs: null,
+    reentries: 1,
+    renewals: 0,
+    grantedAt: null,
+    renewedAt: null,
+    renewLeaseMs: null,
+    expiresAt: null,
+    endedAt: null,
+    endType: null,
+    actor: null,
+    reason: null,
+  };
+}
+
+/**
+ * The id of the per-minute refusal count of `resource` by one writer: the same for every
+ * flush of that minute, so each flush overwrites its own count (idempotent) and never
+ * another writer's.
+ */
+export function minuteCountId(minuteMs: number, writerId: string, resource: string): string {
+  const time = Math.max(0, Math.floor(minuteMs)).toString(16).padStart(12, "0").slice(-12);
+  const hash = createHash("sha1").update(`${writerId}\0${resource}`).digest("hex");
+  return `${time.slice(0, 8)}-${time.slice(8)}-7${hash.slice(0, 3)}-8${hash.slice(3, 6)}-${hash.slice(6, 18)}`;
 }
 
 /** Extra facts the server knows about an event: the owning tenant and the grant it ends. */
@@ -48,14 +144,13 @@ export function timeOrderedId(atMs: number): string {
 
 /**
  * A new record with a fresh id; unset columns are null. Built as one literal of a fixed
- * shape: two records are written per lock cycle, and spreading defaults and fields into
- * each cost more than the rest of the audit path.
+ * shape: spreading defaults and fields into each cost more than the rest of the audit path.
  */
 export function auditRecord(
   fields: Partial<AuditRecord> & Pick<AuditRecord, "type" | "resource" | "at">,
 ): AuditRecord {
   return {
-    id: timeOrderedId(fields.at),
+    id: fields.id ?? timeOrderedId(fields.at),
     type: fields.type,
     tenantId: fields.tenantId ?? null,
     resource: fields.resource,
@@ -69,6 +164,8 @@ export function auditRecord(
     actor: fields.actor ?? null,
     reason: fields.reason ?? null,
     at: fields.at,
+    count: fields.count ?? null,
+    grantedAt: fields.grantedAt ?? null,
   };
 }
 
@@ -99,9 +196,11 @@ export function recordOfEvent(event: StoreEvent, context: AuditContext): AuditRe
     ownerId: lease?.holder.ownerId ?? null,
     actor: context.actor ?? null,
     reason: context.reason ?? null,
+    grantedAt: lease?.grantedAt ?? null,
   });
   switch (event.type) {
     case "grant":
+      record.grantedAt ??= event.at;
       record.lockId = event.lockId;
       record.fence = event.fence;
       record.clientId = event.holder.clientId;

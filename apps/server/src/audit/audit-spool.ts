@@ -1,12 +1,15 @@
 import { appendFile, mkdir, readdir, readFile, rename, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
-import type { AuditRecord } from "./audit-record.js";
+import type { AuditRecord, HoldPart } from "./audit-record.js";
+
+/** One spooled line: an audit event, or a part of a hold's row (`kind: "hold"`). */
+export type SpoolEntry = AuditRecord | HoldPart;
 
 const ACTIVE = "active.jsonl";
 const SEALED = /^sealed-\d+-\d+\.jsonl$/;
 
 /**
- * A bounded local spool of audit events (JSON lines) for while MySQL is down. Appends go
+ * A bounded local spool of audit events and hold parts (JSON lines) for while MySQL is down. Appends go
  * to `active.jsonl`; a replay seals it (rename) and reads sealed files oldest first,
  * deleting each only after all its events are stored, so a crash mid-replay replays a
  * file again (idempotent by event id). Past `maxBytes` a batch is refused: the caller
@@ -44,7 +47,7 @@ export class AuditSpool {
   }
 
   /** Appends a batch; false (nothing written) when it would pass `maxBytes`. */
-  async append(records: readonly AuditRecord[]): Promise<boolean> {
+  async append(records: readonly SpoolEntry[]): Promise<boolean> {
     const text = records.map((record) => JSON.stringify(record)).join("\n") + "\n";
     const size = Buffer.byteLength(text);
     if (this.bytes + size > this.maxBytes) return false;
@@ -59,7 +62,7 @@ export class AuditSpool {
    * first. Stops at the first failure, leaving the rest for the next call. Returns the
    * number of events stored.
    */
-  async replay(store: (batch: AuditRecord[]) => Promise<void>, batchSize: number): Promise<number> {
+  async replay(store: (batch: SpoolEntry[]) => Promise<void>, batchSize: number): Promise<number> {
     await this.sealActive();
     let stored = 0;
     for (const name of (await this.files()).filter((file) => SEALED.test(file))) {
@@ -97,12 +100,12 @@ export class AuditSpool {
   }
 }
 
-function parseLines(text: string): AuditRecord[] {
-  const records: AuditRecord[] = [];
+function parseLines(text: string): SpoolEntry[] {
+  const records: SpoolEntry[] = [];
   for (const line of text.split("\n")) {
     if (line.trim() === "") continue;
     try {
-      records.push(JSON.parse(line) as AuditRecord);
+      records.push(JSON.parse(line) as SpoolEntry);
     } catch {
       // A torn last line from a crash mid-append: the rest of the file is still good.
     }

@@ -1,11 +1,13 @@
-import type { LockKey, StoreEvent } from "@warden/core";
+import type { LockKey } from "@warden/contract";
+import type { LockEvent, StoreEvent } from "@warden/core";
 import type { Logger } from "pino";
+import type { FleetBus } from "../live/fleet-bus.js";
 import type { LiveBus } from "../live/live-bus.js";
 import type { ReleaseNotifier } from "../locks/release-notifier.js";
 import { keyString } from "../locks/lock-key.js";
 import type { Metrics } from "../metrics/metrics.js";
 import type { ResourceRegistry } from "../registry/resource-registry.js";
-import type { LeaseTracker } from "../stats/lease-tracker.js";
+import type { LeaseTracker, TrackedLease } from "../stats/lease-tracker.js";
 import type { StatsCollector } from "../stats/stats-collector.js";
 import { recordOfEvent, type AuditRecord } from "./audit-record.js";
 import type { AuditWriter } from "./audit-writer.js";
@@ -19,14 +21,18 @@ export interface EventHubTargets {
   readonly notifier: ReleaseNotifier;
   readonly registry: ResourceRegistry;
   readonly live: LiveBus;
+  /** Shares events with the other instances, when there is a fleet. */
+  readonly fleet?: FleetBus;
   readonly logger: Logger;
 }
 
 /**
- * The store event sink handed to TieredLocks. Every event becomes an audit record (with
- * the owning tenant and, for releases, the fence and holder of the grant), feeds the
- * hold-time statistics, and a freed key wakes its waiters here and on other instances.
- * Synchronous and non-throwing: it runs on the store's hot path.
+ * The one bus of lock events (docs/decisions/0070): the store event sink handed to
+ * TieredLocks. Each event is matched once with its lease (tracker, scoped by key), then
+ * goes to the audit (one row per hold, refusals counted per minute), the hold-time
+ * statistics and metrics, the live feed (which the fleet bus shares between instances),
+ * and a freed key wakes its waiters here and on other instances. Synchronous and
+ * non-throwing: it runs on the store's hot path.
  */
 export class EventHub {
   private targets: EventHubTargets | undefined;
@@ -59,28 +65,47 @@ export class EventHub {
     if (!targets) return;
     targets.audit.write(record);
     targets.live.publish({ kind: "event", event: record });
+    targets.fleet?.record(record);
   }
 
   private handle(event: StoreEvent): void {
     const targets = this.targets;
     if (!targets) return;
     if (event.type === "epoch") {
-      this.record(recordOfEvent(event, { tenantId: null, lease: null }));
+      // Every instance sees its own epoch events: not shared.
+      const record = recordOfEvent(event, { tenantId: null, lease: null });
+      targets.audit.write(record);
+      targets.live.publish({ kind: "event", event: record });
       return;
     }
     const { lease, holdMs } = targets.tracker.observe(event);
+    const tenantId = targets.registry.ownerOf(event.resource);
+    targets.fleet?.lockEvent(event, tenantId);
+    // A release or renewal that found no lease, naming a lockId this server does not know
+    // for this key (unknown, or another key's — another tenant's): nothing to audit. If it
+    // was a real hold granted elsewhere, its row is closed as lapsed after its expiry. The
+    // key is free either way: its waiters may try.
+    if (event.type === "expired" && lease === null) {
+      targets.notifier.released(event);
+      return;
+    }
     const attribution =
       event.type === "force-release" ? this.attributions.get(keyString(event)) : undefined;
-    const record = recordOfEvent(event, {
-      tenantId: targets.registry.ownerOf(event.resource),
-      lease,
-      actor: attribution?.actor ?? null,
-      reason: attribution?.reason ?? null,
-    });
-    this.record(record);
+    this.audit(targets.audit, event, tenantId, lease, attribution);
+    if (targets.live.active) {
+      targets.live.publish({
+        kind: "event",
+        event: recordOfEvent(event, {
+          tenantId,
+          lease,
+          actor: attribution?.actor ?? null,
+          reason: attribution?.reason ?? null,
+        }),
+      });
+    }
     if (holdMs !== null) {
       targets.stats.recordHold(event.resource, holdMs);
-      targets.metrics.holdDuration.observe({ resource: event.resource }, holdMs / 1000);
+      targets.metrics.recordHold(event.resource, holdMs / 1000);
     }
     if (event.type === "force-release")
       targets.metrics.forceReleases.inc({ resource: event.resource });
@@ -89,5 +114,100 @@ export class EventHub {
       event.type === "force-release" ||
       event.type === "expired";
     if (freed) targets.notifier.released(event);
+  }
+
+  /** Writes what the event tells about its hold (or a refusal count, or an event row). */
+  private audit(
+    audit: AuditWriter,
+    event: LockEvent,
+    tenantId: string | null,
+    lease: TrackedLease | null,
+    attribution: { actor: string; reason: string } | undefined,
+  ): void {
+    switch (event.type) {
+      case "refusal":
+        audit.refusal(
+          tenantId,
+          event.resource,
+          event.at,
+          `${event.heldBy.clientId}/${event.heldBy.ownerId}`,
+        );
+        return;
+      case "grant": {
+        const part = audit.hold(
+          event.lockId,
+          tenantId,
+          event.resource,
+          event.businessKey,
+          event.at,
+        );
+        part.fence = event.fence;
+        part.clientId = event.holder.clientId;
+        part.ownerId = event.holder.ownerId;
+        part.tier = event.tier;
+        part.grantedAt = lease?.grantedAt ?? event.at;
+        part.leaseMs ??= event.leaseMs;
+        part.reentries = Math.max(part.reentries, event.reentry);
+        part.expiresAt = Math.max(part.expiresAt ?? 0, event.at + event.leaseMs);
+        return;
+      }
+      case "extend": {
+        const part = this.leasePart(audit, event, tenantId, lease);
+        part.renewals = Math.max(part.renewals, lease?.renewals ?? 1);
+        part.renewedAt = event.at;
+        part.renewLeaseMs = event.leaseMs;
+        part.expiresAt = Math.max(part.expiresAt ?? 0, event.at + event.leaseMs);
+        return;
+      }
+      case "release":
+        // A release that leaves re-entries changes no holder: the hold goes on.
+        if (!event.released) return;
+        this.end(this.leasePart(audit, event, tenantId, lease), "released", event.at);
+        return;
+      case "expired":
+        this.end(this.leasePart(audit, event, tenantId, lease), "expired", event.at);
+        return;
+      case "force-release": {
+        const part = this.leasePart(audit, event, tenantId, lease);
+        part.clientId ??= event.holder.clientId;
+        part.ownerId ??= event.holder.ownerId;
+        this.end(part, "force-released", event.at);
+        part.actor = attribution?.actor ?? null;
+        part.reason = attribution?.reason ?? null;
+        return;
+      }
+      case "outcome-unknown":
+      case "replication-timeout":
+        audit.write(recordOfEvent(event, { tenantId, lease }));
+        return;
+    }
+  }
+
+  /** The pending part of the event's hold, with what the tracker knows of its grant. */
+  private leasePart(
+    audit: AuditWriter,
+    event: LockEvent & { lockId: string },
+    tenantId: string | null,
+    lease: TrackedLease | null,
+  ) {
+    const part = audit.hold(event.lockId, tenantId, event.resource, event.businessKey, event.at);
+    if (lease) {
+      part.fence ??= lease.fence;
+      part.clientId ??= lease.holder.clientId;
+      part.ownerId ??= lease.holder.ownerId;
+      part.tier ??= lease.tier;
+      part.grantedAt ??= lease.grantedAt;
+    }
+    return part;
+  }
+
+  private end(
+    part: ReturnType<AuditWriter["hold"]>,
+    type: "released" | "expired" | "force-released",
+    at: number,
+  ): void {
+    if (part.endType !== null) return;
+    part.endType = type;
+    part.endedAt = at;
   }
 }

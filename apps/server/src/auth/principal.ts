@@ -1,3 +1,10 @@
+/**
+ * What an API key may do. `lock`: lock calls, heartbeats and reads of its own tenant;
+ * `admin`: also resource policy changes (create, update, retire). A key made before scopes
+ * existed is `lock` only (docs/decisions/0100).
+ */
+export type ApiKeyScope = "lock" | "admin";
+
 /** An operator's role, weakest first. */
 export type OperatorRole = "viewer" | "operator" | "admin";
 
@@ -13,6 +20,12 @@ export interface TenantPrincipal {
   readonly kind: "tenant";
   readonly tenantId: string;
   readonly keyId: string;
+  /** The key's name (the calling application): the `app` label of the lock metrics. */
+  readonly keyName?: string;
+  /** What the key may do; always includes `lock`. */
+  readonly scopes: readonly ApiKeyScope[];
+  /** The key reaches only resources whose names start with this (unset or "": every one). */
+  readonly resourcePrefix?: string;
   /** The tenant's request-rate quota, per second. */
   readonly requestsPerSecond: number;
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { PrismaClient } from "@warden/db";
 import { hashSecret } from "./api-key.js";
+import { CredentialWatch, type WatchedKind } from "./credential-watch.js";
 import type { OperatorPrincipal } from "./principal.js";
 import { TtlCache } from "./ttl-cache.js";
 
@@ -13,6 +14,8 @@ export const SESSION_COOKIE = "warden_session";
  */
 export class SessionAuth {
   private readonly cache: TtlCache<OperatorPrincipal | null>;
+  /** Streams and sockets open per session, ended at logout or revocation. */
+  readonly streams: CredentialWatch;
 
   constructor(
     private readonly prisma: PrismaClient,
@@ -20,6 +23,26 @@ export class SessionAuth {
     cacheMs = 1_000,
   ) {
     this.cache = new TtlCache(cacheMs);
+    this.streams = new CredentialWatch(async (ids) => {
+      const rows = await prisma.operatorSession.findMany({
+        where: {
+          id: { in: [...ids] },
+          revokedAt: null,
+          expiresAt: { gt: new Date() },
+          operator: { disabledAt: null },
+        },
+        select: { id: true },
+      });
+      return new Set(rows.map((row) => row.id));
+    });
+  }
+
+  /**
+   * Registers a stream or socket opened with session `token`: `end` runs at logout or
+   * expiry (here at once, elsewhere within a second). Throws QUOTA_EXCEEDED past `max`.
+   */
+  watch(token: string, kind: WatchedKind, max: number, end: () => void): () => void {
+    return this.streams.watch(hashSecret(token), kind, max, end);
   }
 
   /** Starts a session; returns the cookie token (shown to nobody else) and its expiry. */
@@ -78,6 +101,7 @@ export class SessionAuth {
       where: { id, revokedAt: null },
       data: { revokedAt: new Date() },
     });
+    this.streams.endAll(id);
   }
 
   /** Deletes sessions that expired more than a day ago; returns how many. */

@@ -30,7 +30,18 @@ export class BootstrapGate {
   async init(options: BootstrapOptions = {}): Promise<void> {
     if ((await this.prisma.operator.count()) > 0) return;
     if (options.admin) {
-      await this.createAdmin(options.admin.username, options.admin.password);
+      try {
+        await this.createAdmin(options.admin.username, options.admin.password);
+      } catch (error) {
+        // Instances deployed together all saw no operator; the first insert wins and the
+        // others find the username taken. Any other failure is real.
+        if ((error as { code?: string }).code !== "P2002") throw error;
+        this.logger.info(
+          { username: options.admin.username },
+          "bootstrap: another instance created the admin operator first",
+        );
+        return;
+      }
       this.logger.info(
         { username: options.admin.username },
         "bootstrap: admin operator created from the environment",

@@ -1,7 +1,2 @@
-import { ServerError } from "./server-error.js";
-
-/** The request contends with the current state (a name taken, live locks on a retiring resource). */
-export class ConflictError extends ServerError {
-  readonly code = "CONFLICT" as const;
-  override readonly name = "ConflictError";
-}
+/** The typed error lives in the wire contract; re-exported for the server's imports. */
+export { ConflictError } from "@warden/contract";

@@ -1,7 +1,2 @@
-import { ServerError } from "./server-error.js";
-
-/** Authenticated, but the role, the origin or the credential kind may not do this. */
-export class ForbiddenError extends ServerError {
-  readonly code = "FORBIDDEN" as const;
-  override readonly name = "ForbiddenError";
-}
+/** The typed error lives in the wire contract; re-exported for the server's imports. */
+export { ForbiddenError } from "@warden/contract";

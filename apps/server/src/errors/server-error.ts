@@ -1,12 +1,11 @@
-/** Codes of the errors the server adds to `@warden/core`'s. */
-export type ServerErrorCode =
-  | "FORBIDDEN"
-  | "QUOTA_EXCEEDED"
-  | "CONFLICT"
-  | "LOGIN_THROTTLED"
-  | "WAIT_CANCELLED";
+import type { ErrorCode } from "@warden/contract";
 
-/** Base of the server's own typed errors; mapped to tRPC codes in to-trpc-error.ts. */
-export abstract class ServerError extends Error {
-  abstract readonly code: ServerErrorCode;
-}
+/**
+ * Codes the server raises on top of the lock engine's (policy, quotas, waits). Their
+ * errors are `@warden/contract`'s typed errors like every other, so they cross the wire
+ * as code + details the same way (docs/decisions/0060-wire-contract-and-error-details.md).
+ */
+export type ServerErrorCode = Extract<
+  ErrorCode,
+  "FORBIDDEN" | "QUOTA_EXCEEDED" | "CONFLICT" | "LOGIN_THROTTLED" | "WAIT_CANCELLED"
+>;

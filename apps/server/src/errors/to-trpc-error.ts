@@ -1,19 +1,19 @@
 import { TRPCError } from "@trpc/server";
-import { WardenError, type ErrorCode } from "@warden/core";
-import { ServerError, type ServerErrorCode } from "./server-error.js";
+import { WardenError, type ErrorCode } from "@warden/contract";
 
 type TRPCCode = TRPCError["code"];
 
-// The one place where domain errors become tRPC codes (STYLE.md §4). The SDK maps the
-// `wardenCode` the error formatter adds back to its typed errors.
-const BY_CODE: Readonly<Record<ErrorCode | ServerErrorCode, TRPCCode>> = {
+// The one place where domain errors become tRPC codes. The error formatter (trpc.ts) adds
+// the error's code and details to the reply; the SDK and the console rebuild the typed
+// error from them with the contract's `fromWire`.
+const BY_CODE: Readonly<Record<ErrorCode, TRPCCode>> = {
   INVALID_ARGUMENT: "BAD_REQUEST",
   UNKNOWN_RESOURCE: "NOT_FOUND",
   NOT_HOLDER: "PRECONDITION_FAILED",
   LEASE_LOST: "PRECONDITION_FAILED",
   LOCK_TIMEOUT: "TIMEOUT",
   LOCK_UNAVAILABLE: "SERVICE_UNAVAILABLE",
-  // The grant may or may not exist; the store cleans it up by lockId (S8).
+  // The grant may or may not exist; the store cleans it up by lockId.
   OUTCOME_UNKNOWN: "SERVICE_UNAVAILABLE",
   // The grant was undone: the key is not held by the caller.
   REPLICATION_TIMEOUT: "SERVICE_UNAVAILABLE",
@@ -27,9 +27,13 @@ const BY_CODE: Readonly<Record<ErrorCode | ServerErrorCode, TRPCCode>> = {
 };
 
 /** The domain code of an error, when it is one of Warden's. */
-export function wardenCodeOf(error: unknown): ErrorCode | ServerErrorCode | null {
-  if (error instanceof WardenError || error instanceof ServerError) return error.code;
-  return null;
+export function wardenCodeOf(error: unknown): ErrorCode | null {
+  return error instanceof WardenError ? (error as WardenError).code : null;
+}
+
+/** The tRPC code a Warden error code answers with. */
+export function trpcCodeOf(code: ErrorCode): TRPCCode {
+  return BY_CODE[code];
 }
 
 /** Maps any thrown value to a TRPCError; unknown errors become INTERNAL_SERVER_ERROR. */

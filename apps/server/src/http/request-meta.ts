@@ -1,4 +1,5 @@
 import type { IncomingMessage } from "node:http";
+import { clientAddress } from "../auth/client-address.js";
 import { readCookie } from "../auth/cookies.js";
 import { SESSION_COOKIE } from "../auth/session-auth.js";
 import type { RequestMeta } from "../context.js";
@@ -19,12 +20,18 @@ export function requestMetaOf(
   req: IncomingMessage,
   extra: Pick<RequestMeta, "transport" | "signal" | "setCookie"> & {
     readonly connectionParams?: Readonly<Record<string, string | undefined>> | null;
+    /** Proxies whose X-Forwarded-For names the client (WARDEN_TRUSTED_PROXIES). */
+    readonly trustedProxies?: readonly string[];
   },
 ): RequestMeta {
   const params = extra.connectionParams ?? null;
   return {
     transport: extra.transport,
-    ip: req.socket.remoteAddress ?? null,
+    ip: clientAddress(
+      req.socket.remoteAddress ?? null,
+      header(req, "x-forwarded-for") ?? undefined,
+      extra.trustedProxies ?? [],
+    ),
     origin: header(req, "origin"),
     host: header(req, "host"),
     userAgent: header(req, "user-agent"),

@@ -1,13 +1,21 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { context } from "@opentelemetry/api";
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
 import { applyWSSHandler } from "@trpc/server/adapters/ws";
 import { WebSocketServer } from "ws";
 import { createContextInner, type Services } from "../context.js";
 import { appRouter } from "../routers/_app.js";
 import { originAllowed } from "../auth/origin-check.js";
+import { LockProtocol, wantsLockProtocol } from "../protocol/lock-protocol.js";
+import { watchCaller } from "../auth/watch-caller.js";
+import { limitsOf } from "../config.js";
 import { coalesceWrites } from "./coalesce-writes.js";
+import { readinessOf } from "./readiness.js";
+import { metricsStatus, startMetricsListener, type MetricsAccess } from "./metrics-access.js";
 import { requestMetaOf } from "./request-meta.js";
+import { createRestApi } from "../rest/rest-api.js";
+import { requestContext } from "../telemetry/tracing.js";
 
 /** Options of {@link startHttpServer}. */
 export interface HttpServerOptions {
@@ -25,6 +33,8 @@ export interface HttpServerHandle {
   readonly server: Server;
   /** `http://host:port` */
   readonly url: string;
+  /** The separate `/metrics` listener's URL (WARDEN_METRICS_LISTEN), else null. */
+  readonly metricsUrl: string | null;
   /** Stops accepting, cancels waits, drains calls in progress, closes connections. */
   close(): Promise<void>;
 }
@@ -39,13 +49,24 @@ function send(res: ServerResponse, status: number, type: string, body: string): 
 
 /**
  * Starts the HTTP server: `/trpc` (HTTP batch + SSE + WebSocket upgrade), `/metrics`,
- * `/healthz` (process up) and `/readyz` (some tier can grant).
+ * `/healthz` (process up) and `/readyz` (can grant on the tier in force; see readiness.ts).
  */
 export async function startHttpServer(
   services: Services,
   options: HttpServerOptions,
 ): Promise<HttpServerHandle> {
   let closing = false;
+  // Who may read /metrics: docs in http/metrics-access.ts and the README's threat model.
+  const metricsAccess: MetricsAccess = {
+    token: services.config.metricsToken,
+    listen: services.config.metricsListen,
+    trustedProxies: limitsOf(services.config).trustedProxies,
+  };
+  const serveMetrics = (res: ServerResponse) =>
+    void services.metrics.text().then(
+      (text) => send(res, 200, services.metrics.registry.contentType, text),
+      () => send(res, 500, "text/plain", "metrics failed\n"),
+    );
   const trpc = createHTTPHandler({
     router: appRouter,
     basePath: `${TRPC_PATH}/`,
@@ -57,6 +78,7 @@ export async function startHttpServer(
         services,
         requestMetaOf(req, {
           transport: "http",
+          trustedProxies: limitsOf(services.config).trustedProxies,
           signal: controller.signal,
           setCookie: (cookie) => res.appendHeader("set-cookie", cookie),
         }),
@@ -68,42 +90,27 @@ export async function startHttpServer(
     },
   });
 
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+  // The HTTP/JSON lock API (/v1/…, /openapi.json; docs/decisions/0120-http-json-lock-api.md).
+  const rest = createRestApi(services, {
+    maxBodyBytes: options.maxBodyBytes,
+    closing: () => closing,
+  });
+
+  const route = (req: IncomingMessage, res: ServerResponse) => {
     const path = (req.url ?? "/").split("?")[0] ?? "/";
+    if (rest.owns(path)) return rest.handle(req, res);
     if (path === "/healthz")
       return send(res, 200, "application/json", JSON.stringify({ status: "ok" }));
     if (path === "/readyz") {
-      if (closing)
-        return send(
-          res,
-          503,
-          "application/json",
-          JSON.stringify({ ready: false, reason: "shutting down" }),
-        );
-      void services.locks.probeReady().then(
-        (ready) =>
-          send(
-            res,
-            ready ? 200 : 503,
-            "application/json",
-            JSON.stringify({ ready, tier: services.locks.tier }),
-          ),
-        () =>
-          send(
-            res,
-            503,
-            "application/json",
-            JSON.stringify({ ready: false, tier: services.locks.tier }),
-          ),
+      void readinessOf(services.locks, closing).then(({ status, body }) =>
+        send(res, status, "application/json", JSON.stringify(body)),
       );
       return;
     }
     if (path === "/metrics") {
-      void services.metrics.text().then(
-        (text) => send(res, 200, services.metrics.registry.contentType, text),
-        () => send(res, 500, "text/plain", "metrics failed\n"),
-      );
-      return;
+      const status = metricsStatus(req, metricsAccess);
+      if (status !== 200) return send(res, status, "text/plain", "metrics are not served here\n");
+      return serveMetrics(res);
     }
     if (path === TRPC_PATH || path.startsWith(`${TRPC_PATH}/`)) {
       if (closing)
@@ -122,6 +129,12 @@ export async function startHttpServer(
       return trpc(req, res);
     }
     send(res, 404, "application/json", JSON.stringify({ error: "not found" }));
+  };
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    // The caller's W3C trace context parents the REST and tRPC calls' server spans.
+    const traced = requestContext(req.headers);
+    if (traced) context.with(traced, () => route(req, res));
+    else route(req, res);
   });
 
   const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxBodyBytes });
@@ -133,17 +146,30 @@ export async function startHttpServer(
       const controller = new AbortController();
       res.once("close", () => controller.abort());
       const params = info.connectionParams;
-      return createContextInner(
+      const meta = requestMetaOf(req, {
+        transport: "ws",
+        trustedProxies: limitsOf(services.config).trustedProxies,
+        signal: controller.signal,
+        setCookie: null,
+        connectionParams: params ?? null,
+      });
+      // Revoking the key or ending the session closes the socket (4401); sockets per
+      // credential are capped.
+      const unwatch = watchCaller(
         services,
-        requestMetaOf(req, {
-          transport: "ws",
-          signal: controller.signal,
-          setCookie: null,
-          connectionParams: params ?? null,
-        }),
+        meta,
+        "socket",
+        limitsOf(services.config).maxSocketsPerCredential,
+        () => res.close(4401, "credential revoked"),
       );
+      res.once("close", unwatch);
+      return createContextInner(services, meta);
     },
   });
+  // The SDK's lock path: the batched lock protocol, same path, its own subprotocol
+  // (docs/decisions/0065-batched-lock-protocol.md).
+  const lockWss = new WebSocketServer({ noServer: true, maxPayload: options.maxBodyBytes });
+  const lockProtocol = new LockProtocol(services, options.maxBodyBytes);
   server.on("upgrade", (req, socket, head) => {
     const path = (req.url ?? "/").split("?")[0];
     const origin = typeof req.headers.origin === "string" ? req.headers.origin : null;
@@ -155,6 +181,10 @@ export async function startHttpServer(
       socket.end(
         `HTTP/1.1 ${foreignBrowser ? "403 Forbidden" : "503 Service Unavailable"}\r\n\r\n`,
       );
+      return;
+    }
+    if (wantsLockProtocol(req)) {
+      lockWss.handleUpgrade(req, socket, head, (ws) => lockProtocol.accept(ws, socket, req));
       return;
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
@@ -169,16 +199,22 @@ export async function startHttpServer(
   });
   const address = server.address() as AddressInfo;
   const url = `http://${options.host.includes(":") ? `[${options.host}]` : options.host}:${address.port}`;
+  const metricsListener = metricsAccess.listen
+    ? await startMetricsListener({ ...metricsAccess, listen: metricsAccess.listen }, serveMetrics)
+    : null;
 
   let closed: Promise<void> | undefined;
   return {
     server,
     url,
+    metricsUrl: metricsListener?.url ?? null,
     close: () =>
       (closed ??= (async () => {
         closing = true;
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-        // Waiting acquires end now (the SDK tries another instance); other calls finish.
+        // Waiting acquires end now (the SDK tries another instance), and new ones are
+        // refused at once; other calls finish.
+        lockProtocol.beginShutdown();
         services.waiters.cancelAll();
         const drained = await services.inflight.drained(options.shutdownGraceMs);
         if (!drained)
@@ -191,13 +227,19 @@ export async function startHttpServer(
         await new Promise((resolve) => setTimeout(resolve, 50));
         wsHandler.broadcastReconnectNotification();
         for (const client of wss.clients) client.close(1001, "server shutting down");
+        // Lock-protocol sockets close once their replies have left (bounded).
+        await lockProtocol.closeAll(1001, "server shutting down", 1_000);
+        for (const client of lockWss.clients) client.close(1001, "server shutting down");
         wss.close();
+        lockWss.close();
         // Answers just produced still need their bytes written; SSE streams never end on
         // their own, so whatever is still open after a moment is cut.
         server.closeIdleConnections();
         const cut = setTimeout(() => server.closeAllConnections(), 1_000);
         await stopped;
         clearTimeout(cut);
+        if (metricsListener)
+          await new Promise<void>((resolve) => metricsListener.server.close(() => resolve()));
       })()),
   };
 }

@@ -8,15 +8,20 @@ export type LiveMessage =
   | { readonly kind: "tier"; readonly snapshot: TierSnapshot };
 
 /**
- * This instance's stream of audit events and tier changes for live subscribers. Events
- * other instances handle reach the console through the audit table (event.search), not
- * through this bus (docs/decisions/0013).
+ * The stream of audit events and tier changes for this instance's live subscribers: its
+ * own, and those of other instances as the fleet bus delivers them (fleet-bus.ts), so a
+ * subscriber on any instance sees the whole fleet (docs/decisions/0071).
  */
 export class LiveBus {
   private readonly emitter = new EventEmitter();
 
   constructor() {
     this.emitter.setMaxListeners(0);
+  }
+
+  /** True when someone subscribes: build messages only then. */
+  get active(): boolean {
+    return this.emitter.listenerCount("message") > 0;
   }
 
   publish(message: LiveMessage): void {

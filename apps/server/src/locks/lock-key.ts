@@ -1,4 +1,4 @@
-import type { LockKey } from "@warden/core";
+import type { LockKey } from "@warden/contract";
 
 /** A map key for one lock; NUL never appears in validated names or business keys. */
 export function keyString(key: LockKey): string {

@@ -1,31 +1,24 @@
+import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
-import {
-  InvalidArgumentError,
-  LockTimeoutError,
-  WardenError,
-  type AcquireResult,
-  type Holder,
-  type LockKey,
-  type Tier,
-} from "@warden/core";
-import type { Logger } from "pino";
+import { LockTimeoutError, type AcquireResult, type Holder, type LockKey } from "@warden/contract";
+import { LOCK_DELAY_HOLDER, QUEUED_HOLDER } from "@warden/core";
 import type { TenantPrincipal } from "../auth/principal.js";
-import type { Metrics } from "../metrics/metrics.js";
 import type { ResourceView } from "../registry/resource-view.js";
-import type { AcquireOutcome, StatsCollector } from "../stats/stats-collector.js";
 import type { ReleaseNotifier } from "./release-notifier.js";
+import type { SharedWait } from "./fleet-waits.js";
 import { sleepUntilWoken } from "./sleep-until-woken.js";
 import type { TieredLocks } from "./tiered-locks-port.js";
-import type { WaitQueues } from "./wait-queues.js";
+import type { WaitQueues, WaiterView } from "./wait-queues.js";
 import { WaitCancelledError } from "./wait-cancelled-error.js";
 
-/** A blocking or non-blocking acquire as the router hands it over. */
+/** A blocking or non-blocking acquire, policy already applied by the acquire use case. */
 export interface AcquireRequest {
   readonly principal: TenantPrincipal;
   readonly resource: ResourceView;
   readonly businessKey: string;
   readonly holder: Holder;
-  readonly leaseMs: number | undefined;
+  /** The lease to grant, in ms, already checked against the resource's maxLeaseMs. */
+  readonly leaseMs: number;
   readonly waitMs: number;
   readonly waitId: string | null;
   /** Aborted when the caller goes away (request aborted, connection closed). */
@@ -38,61 +31,73 @@ export interface AcquireRequest {
 const RECHECK_CAP_MS = 2_000;
 
 /**
- * Acquire with the resource's policy and server-side waiting: waiters sleep until a
- * release notification (this instance or another), the holder's lease could have
- * lapsed, their deadline, or cancellation. For `fair` resources only the first waiter
- * of a key tries the store. Records outcome and latency in metrics and stats.
+ * How long the store keeps a fair waiter's place without a call from it. Every attempt
+ * renews the place, and a waiter attempts at least every RECHECK_CAP_MS (a third of
+ * this), so a live waiter keeps its place through two missed re-checks; a waiter whose
+ * instance died loses it within this time (docs/decisions/0009, 0012).
+ */
+export const FAIR_HEARTBEAT_MS = 3 * RECHECK_CAP_MS;
+
+/** A fresh id for one wait: its fleet-wide ref and, when fair, its place id (the store's `waiterId` alphabet). */
+function newWaiterId(): string {
+  return randomBytes(12).toString("base64url");
+}
+
+/** Keys whose store queue one listing reads at most (a resource-wide listing). */
+export const LIST_WAITERS_MAX_KEYS = 200;
+
+/** A listed wait before its position is known. */
+interface Listed {
+  readonly businessKey: string;
+  readonly clientId: string;
+  readonly ownerId: string;
+  readonly since: number;
+}
+
+/** The arrival order of waits that have no store queue: when they began, then their ref. */
+function byArrival(a: SharedWait, b: SharedWait): number {
+  return a.since - b.since || (a.ref < b.ref ? -1 : a.ref > b.ref ? 1 : 0);
+}
+
+/**
+ * The store work of an acquire, with server-side waiting: waiters sleep until a release
+ * notification (this instance or another), the holder's lease could have lapsed, their
+ * deadline, or cancellation. For `fair` resources the store decides the order: every
+ * attempt of a wait carries its place (`fair.waiterId`) in the key's queue, which the
+ * store shares between all instances, and a wait that ends without a grant gives the
+ * place up. Policy, metrics, stats and logs belong to the acquire use case
+ * (src/usecases/acquire.ts).
  */
 export class LockService {
   constructor(
     private readonly locks: TieredLocks,
     private readonly waiters: WaitQueues,
     private readonly notifier: ReleaseNotifier,
-    private readonly metrics: Metrics,
-    private readonly stats: StatsCollector,
-    private readonly logger: Logger,
   ) {}
 
-  async acquire(request: AcquireRequest): Promise<AcquireResult> {
-    const { resource } = request;
-    const leaseMs = request.leaseMs ?? resource.defaultLeaseMs;
-    if (leaseMs > resource.maxLeaseMs) {
-      throw new InvalidArgumentError(
-        "leaseMs",
-        `must be at most ${resource.maxLeaseMs} ms for ${resource.name}`,
-      );
-    }
-    const key: LockKey = { resource: resource.name, businessKey: request.businessKey };
-    const started = performance.now();
-    let outcome: AcquireOutcome = "error";
-    let tier: Tier = this.locks.tier;
-    try {
-      const result =
-        request.waitMs === 0
-          ? await this.tryOnce(request, key, leaseMs)
-          : await this.wait(request, key, leaseMs);
-      outcome = result.granted ? "granted" : "refused";
-      tier = result.tier;
-      this.log(request, result, leaseMs);
-      return result;
-    } catch (error) {
-      outcome = outcomeOf(error);
-      throw error;
-    } finally {
-      const latencyMs = performance.now() - started;
-      this.metrics.acquireTotal.inc({ resource: resource.name, tier, outcome });
-      this.metrics.acquireDuration.observe(
-        { resource: resource.name, tier, outcome },
-        latencyMs / 1000,
-      );
-      this.stats.recordAcquire(resource.name, outcome, latencyMs);
-    }
+  /** Tries once (`waitMs` 0) or waits up to `waitMs`; throws LOCK_TIMEOUT or WAIT_CANCELLED. */
+  acquire(request: AcquireRequest): Promise<AcquireResult> {
+    const key: LockKey = { resource: request.resource.name, businessKey: request.businessKey };
+    if (request.waitMs > 0) return this.wait(request, key);
+    // A try without waiting respects a fair key's queue (on every instance): refused while
+    // live waiters queue, unless it is the holder re-entering.
+    return this.attempt(request, key, null);
   }
 
-  private attempt(request: AcquireRequest, key: LockKey, leaseMs: number): Promise<AcquireResult> {
+  private attempt(
+    request: AcquireRequest,
+    key: LockKey,
+    waiterId: string | null,
+  ): Promise<AcquireResult> {
     const { resource } = request;
     return this.locks.acquire(
-      { ...key, holder: request.holder, leaseMs },
+      {
+        ...key,
+        holder: request.holder,
+        leaseMs: request.leaseMs,
+        ...(resource.fair ? { fair: { waiterId, heartbeatMs: FAIR_HEARTBEAT_MS } } : {}),
+        ...(resource.lockDelayMs > 0 ? { lockDelayMs: resource.lockDelayMs } : {}),
+      },
       {
         degrade: resource.degrade,
         localFallback: resource.localFallback,
@@ -101,36 +106,12 @@ export class LockService {
     );
   }
 
-  /** waitMs 0: one try — except that a fair key with queued waiters refuses newcomers. */
-  private async tryOnce(
-    request: AcquireRequest,
-    key: LockKey,
-    leaseMs: number,
-  ): Promise<AcquireResult> {
-    const head = request.resource.fair ? this.waiters.head(key) : undefined;
-    if (head) {
-      const current = await this.locks.inspect(key);
-      // The holder itself may re-enter; everybody else queues behind the waiters.
-      if (!current || !sameHolder(current.holder, request.holder)) {
-        return {
-          granted: false,
-          holder: current?.holder ?? head.holder,
-          ttlMs: current?.ttlMs ?? 0,
-          tier: current?.tier ?? this.locks.tier,
-        };
-      }
-    }
-    return this.attempt(request, key, leaseMs);
-  }
-
-  private async wait(
-    request: AcquireRequest,
-    key: LockKey,
-    leaseMs: number,
-  ): Promise<AcquireResult> {
+  private async wait(request: AcquireRequest, key: LockKey): Promise<AcquireResult> {
     const deadline = performance.now() + request.waitMs;
     const cancel = new AbortController();
     const signal = AbortSignal.any([request.signal, cancel.signal]);
+    const ref = newWaiterId();
+    const waiterId = request.resource.fair ? ref : null;
     // Wakes that arrive while we are not asleep (mid-attempt) are remembered, so a
     // release between a refusal and the next sleep is never missed.
     let wokenWhileAwake = false;
@@ -138,6 +119,8 @@ export class LockService {
       wokenWhileAwake = true;
     };
     const waiter = this.waiters.enqueue({
+      ref,
+      fair: request.resource.fair,
       key,
       holder: request.holder,
       waitId: request.waitId,
@@ -149,17 +132,26 @@ export class LockService {
     let granted = false;
     try {
       for (;;) {
-        let sleepMs = deadline - performance.now();
         wokenWhileAwake = false;
-        if (!request.resource.fair || this.waiters.isHead(waiter)) {
-          const result = await this.attempt(request, key, leaseMs);
-          if (result.granted) {
-            granted = true;
-            return result;
-          }
-          // Retry when the holder's lease could have lapsed, if no release wakes us first.
-          sleepMs = Math.min(sleepMs, result.ttlMs + 5, RECHECK_CAP_MS);
+        const result = await this.attempt(request, key, waiterId);
+        if (result.granted) {
+          granted = true;
+          return result;
         }
+        this.waiters.placed(waiter);
+        // Retry when the holder's lease could have lapsed, if no release wakes us first. A
+        // refusal for earlier waiters (free key, QUEUED_HOLDER, ttlMs 0) waits for their
+        // turn to end: a grant and its release, or a place given up, both wake us.
+        // A lock-delay refusal (docs/decisions/0175) names no holder either, but its ttlMs is
+        // the delay left: sleep that long, like for a lease.
+        const queued =
+          result.holder.clientId === QUEUED_HOLDER.clientId &&
+          result.holder.ownerId !== LOCK_DELAY_HOLDER.ownerId;
+        const sleepMs = Math.min(
+          deadline - performance.now(),
+          queued ? RECHECK_CAP_MS : result.ttlMs + 5,
+          RECHECK_CAP_MS,
+        );
         if (deadline - performance.now() <= 0) throw new LockTimeoutError(request.waitMs);
         if (wokenWhileAwake && !signal.aborted) continue;
         const how = await sleepUntilWoken(sleepMs, signal, (onWake) => {
@@ -174,53 +166,123 @@ export class LockService {
       }
     } finally {
       unsubscribe();
-      // A granted head leaves the key held: waking the next waiter would only be refused.
-      this.waiters.remove(waiter, !granted);
+      this.waiters.remove(waiter);
+      if (!granted && waiterId !== null) await this.leaveQueue(key, waiterId);
     }
   }
 
-  private log(request: AcquireRequest, result: AcquireResult, leaseMs: number): void {
-    if (!this.logger.isLevelEnabled("debug")) return;
-    if (result.granted) {
-      this.logger.debug(
-        {
-          op: "acquire",
-          resource: result.resource,
-          businessKey: result.businessKey,
-          lockId: result.lockId,
-          fence: result.fence,
-          tier: result.tier,
-          leaseMs,
-          reentry: result.reentry,
-          clientId: request.holder.clientId,
-          ownerId: request.holder.ownerId,
-        },
-        "lock granted",
+  /**
+   * The waiters of one resource (optionally one key) across the fleet, the same list on
+   * every instance (docs/decisions/0155). Fair resources: the store's queue of each key in
+   * order (live places only), each place named by the wait that holds it — this
+   * instance's own or one the fleet bus told of; a place whose wait is not known here
+   * (another instance's, its news not arrived yet or the bus down) is listed with empty
+   * clientId and ownerId and `since` 0. Other resources have no store queue: the waits
+   * this instance runs and the ones the fleet bus told of, by when they began. The keys
+   * listed are the ones with a known wait (or `businessKey`), at most
+   * {@link LIST_WAITERS_MAX_KEYS}. The caller has resolved the resource for its tenant.
+   */
+  async listWaiters(
+    resource: { readonly name: string; readonly fair: boolean; readonly tenantId: string },
+    businessKey?: string,
+  ): Promise<WaiterView[]> {
+    const now = Date.now();
+    const known = [
+      ...this.waiters.ownOf(resource.name, businessKey),
+      ...this.waiters.remote.list(resource.name, businessKey, now),
+    ].filter((wait) => wait.tenantId === resource.tenantId);
+    const perKey = new Map<string, Listed[]>();
+    if (resource.fair) {
+      const byRef = new Map(known.map((wait) => [wait.ref, wait]));
+      const keys = [
+        ...new Set([
+          ...known.map((wait) => wait.businessKey),
+          ...(businessKey === undefined ? [] : [businessKey]),
+        ]),
+      ]
+        .sort()
+        .slice(0, LIST_WAITERS_MAX_KEYS);
+      const queues = await Promise.all(
+        keys.map((key) =>
+          this.locks.readQueue({ resource: resource.name, businessKey: key }).then(
+            (places) => ({ key, places }),
+            () => null,
+          ),
+        ),
       );
+      for (const [index, queue] of queues.entries()) {
+        const key = keys[index]!;
+        if (queue === null) {
+          // The store cannot be read now: the known waits, by when they began.
+          perKey.set(key, known.filter((wait) => wait.businessKey === key).sort(byArrival));
+          continue;
+        }
+        perKey.set(
+          key,
+          queue.places.map((place) => {
+            const wait = byRef.get(place.waiterId);
+            return wait ?? { businessKey: key, clientId: "", ownerId: "", since: 0 };
+          }),
+        );
+      }
     } else {
-      this.logger.debug(
-        {
-          op: "acquire",
-          resource: request.resource.name,
-          businessKey: request.businessKey,
-          lockId: null,
-          fence: null,
-          tier: result.tier,
-          heldBy: result.holder,
-        },
-        "lock refused",
+      for (const wait of [...known].sort(byArrival)) {
+        const list = perKey.get(wait.businessKey) ?? [];
+        list.push(wait);
+        perKey.set(wait.businessKey, list);
+      }
+    }
+    const views: WaiterView[] = [];
+    for (const [key, list] of [...perKey].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      list.forEach((wait, position) =>
+        views.push({
+          resource: resource.name,
+          businessKey: key,
+          clientId: wait.clientId,
+          ownerId: wait.ownerId,
+          position,
+          since: wait.since,
+          waitedMs: wait.since === 0 ? 0 : Math.max(0, now - wait.since),
+        }),
       );
     }
+    return views;
   }
-}
 
-function sameHolder(a: Holder, b: Holder): boolean {
-  return a.clientId === b.clientId && a.ownerId === b.ownerId;
-}
+  /**
+   * Withdraws the tenant's wait sent with `waitId`, on whichever instance runs it
+   * (docs/decisions/0155): one of this instance's is aborted here; one the fleet bus told
+   * of is asked to end on its instance, and its place in the store's queue is given up at
+   * once, so the queue is right before that instance reacts. False when no such wait is
+   * known — another tenant's waitId, or one on a resource outside `reach`, finds nothing,
+   * with the same work as an unknown one.
+   */
+  async cancelWait(
+    tenantId: string,
+    waitId: string,
+    reach?: (resource: string) => boolean,
+  ): Promise<boolean> {
+    if (this.waiters.cancel(waitId, tenantId, reach)) return true;
+    const remote = this.waiters.findRemote(waitId, tenantId, reach);
+    if (!remote) return false;
+    const { wait, link } = remote;
+    // The message first: once the place is given up, the waiters behind it are woken, and
+    // the waiting instance must already be on its way to stop rather than queue again.
+    if (!(await link.requestCancel(wait))) return false;
+    this.waiters.remote.drop(wait.ref);
+    if (wait.fair) {
+      await this.leaveQueue({ resource: wait.resource, businessKey: wait.businessKey }, wait.ref);
+    }
+    return true;
+  }
 
-function outcomeOf(error: unknown): AcquireOutcome {
-  if (error instanceof LockTimeoutError) return "timeout";
-  if (error instanceof WaitCancelledError) return "cancelled";
-  if (error instanceof WardenError && error.code === "LOCK_UNAVAILABLE") return "unavailable";
-  return "error";
+  /**
+   * Gives up a fair wait's place. When it had one, the waiters behind it (on any instance)
+   * are woken: the place may have been the head of a free key. A place that cannot be
+   * given up (store down) lapses after FAIR_HEARTBEAT_MS.
+   */
+  private async leaveQueue(key: LockKey, waiterId: string): Promise<void> {
+    const left = await this.locks.leaveQueue({ ...key, waiterId }).catch(() => false);
+    if (left) this.notifier.released(key);
+  }
 }

@@ -1,5 +1,5 @@
 import { EventEmitter } from "node:events";
-import type { LockKey } from "@warden/core";
+import type { LockKey } from "@warden/contract";
 import { keyString } from "./lock-key.js";
 
 /** Carries "this key was freed" between server instances (see redis-release-bridge.ts). */
@@ -17,16 +17,21 @@ export interface ReleaseBridge {
  */
 export class ReleaseNotifier {
   private readonly emitter = new EventEmitter();
+  /** Listeners on this instance; while none, a release only goes to the bridge. */
+  private listeners = 0;
 
   constructor(private readonly bridge?: ReleaseBridge) {
     // One listener per waiting acquire; thousands are normal, not a leak.
     this.emitter.setMaxListeners(0);
-    bridge?.subscribe((key) => this.emitter.emit(keyString(key)));
+    bridge?.subscribe((key) => {
+      if (this.listeners > 0) this.emitter.emit(keyString(key));
+    });
   }
 
   /** A key was freed on this instance: wake local waiters and tell the others. */
   released(key: LockKey): void {
-    this.emitter.emit(keyString(key));
+    // Most releases wake nobody here: no key string, no emit (one of each per lock cycle).
+    if (this.listeners > 0) this.emitter.emit(keyString(key));
     this.bridge?.publish(key);
   }
 
@@ -34,7 +39,14 @@ export class ReleaseNotifier {
   onRelease(key: LockKey, listener: () => void): () => void {
     const name = keyString(key);
     this.emitter.on(name, listener);
-    return () => this.emitter.off(name, listener);
+    this.listeners += 1;
+    let on = true;
+    return () => {
+      if (!on) return;
+      on = false;
+      this.listeners -= 1;
+      this.emitter.off(name, listener);
+    };
   }
 
   close(): Promise<void> {

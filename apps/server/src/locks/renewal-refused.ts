@@ -1,24 +1,42 @@
-import type { LockKey } from "@warden/core";
+import type { LockKey } from "@warden/contract";
 import { auditRecord } from "../audit/audit-record.js";
-import type { Services } from "../context.js";
+import type { EventHub } from "../audit/event-hub.js";
+import type { Metrics } from "../metrics/metrics.js";
+import type { LeaseTracker } from "../stats/lease-tracker.js";
+import type { StatsCollector } from "../stats/stats-collector.js";
+import type { Logger } from "pino";
 
-/** A refused renewal as the extend procedure saw it. */
+/** A refused renewal as the extend use case saw it. */
 export interface RenewalRefusal extends LockKey {
   readonly lockId: string;
   readonly tenantId: string;
+  /** The calling application's metrics label. */
+  readonly app: string;
   /** `expired`, `other-holder` or `renewal-limit`. */
   readonly reason: string;
 }
 
+/** What recording a refusal needs. */
+export interface RenewalRefusedDeps {
+  readonly tracker: Pick<LeaseTracker, "find">;
+  readonly metrics: Pick<Metrics, "recordRenewFailure">;
+  readonly stats: Pick<StatsCollector, "recordRenewFailure">;
+  readonly hub: Pick<EventHub, "record">;
+  readonly logger: Logger;
+}
+
 /**
  * Counts, logs and audits a refused renewal — the console's renewal-failure alert links
- * to these rows. An `expired` refusal is already audited by the store as `expired`.
+ * to these rows. An `expired` refusal is already audited by the store as `expired`. The
+ * fence and holder come from the lease this instance saw granted for *this key* under
+ * `lockId`: a lockId of another key or tenant finds nothing, so its holder never lands in
+ * the caller's rows.
  */
-export function recordRenewalRefused(services: Services, refusal: RenewalRefusal): void {
-  const lease = services.tracker.get(refusal.lockId);
-  services.metrics.renewFailures.inc({ resource: refusal.resource });
-  services.stats.recordRenewFailure(refusal.resource);
-  services.logger.warn(
+export function recordRenewalRefused(deps: RenewalRefusedDeps, refusal: RenewalRefusal): void {
+  const lease = deps.tracker.find(refusal, refusal.lockId);
+  deps.metrics.recordRenewFailure(refusal.resource, refusal.app);
+  deps.stats.recordRenewFailure(refusal.resource);
+  deps.logger.warn(
     {
       op: "extend",
       resource: refusal.resource,
@@ -30,7 +48,7 @@ export function recordRenewalRefused(services: Services, refusal: RenewalRefusal
     "renewal refused",
   );
   if (refusal.reason === "expired") return;
-  services.hub.record(
+  deps.hub.record(
     auditRecord({
       type: "renewal-refused",
       tenantId: refusal.tenantId,

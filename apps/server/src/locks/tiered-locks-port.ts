@@ -11,9 +11,12 @@ export type TieredLocks = Pick<
   CoreTieredLocks,
   | "tier"
   | "acquire"
+  | "leaveQueue"
+  | "readQueue"
   | "release"
   | "extend"
   | "inspect"
+  | "inspectDelay"
   | "list"
   | "forceRelease"
   | "snapshot"

@@ -1,11 +1,2 @@
-import { ServerError } from "../errors/server-error.js";
-
-/** A blocking acquire was withdrawn (lock.cancelWait, closed connection, shutdown). */
-export class WaitCancelledError extends ServerError {
-  readonly code = "WAIT_CANCELLED" as const;
-  override readonly name = "WaitCancelledError";
-
-  constructor(readonly waitId: string | null) {
-    super(waitId === null ? "wait cancelled" : `wait ${waitId} cancelled`);
-  }
-}
+/** The typed error lives in the wire contract; re-exported for the server's imports. */
+export { WaitCancelledError } from "@warden/contract";

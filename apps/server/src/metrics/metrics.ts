@@ -1,8 +1,12 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { AppLabels } from "./app-labels.js";
+import { BoundChildren } from "./bound-children.js";
 
 /** What the metrics read from live state at scrape time. */
 export interface MetricSources {
   liveLocksByResource(): Map<string, number>;
+  /** Live holds past 3× their resource's expectedHoldMs, by resource. */
+  longHoldsByResource(): Promise<Map<string, number>>;
   waitersByResource(): Map<string, number>;
   tier(): string;
   epoch(): number;
@@ -26,13 +30,15 @@ const HOLD_BUCKETS_S = [
  */
 export class Metrics {
   readonly registry = new Registry();
-  readonly acquireTotal: Counter<"resource" | "tier" | "outcome">;
-  readonly acquireDuration: Histogram<"resource" | "tier" | "outcome">;
+  /** The `app` label of the lock metrics (the API key's name, capped). */
+  readonly apps = new AppLabels();
+  readonly acquireTotal: Counter<"resource" | "tier" | "outcome" | "app">;
+  readonly acquireDuration: Histogram<"resource" | "tier" | "outcome" | "app">;
   readonly holdDuration: Histogram<"resource">;
-  readonly renewFailures: Counter<"resource">;
-  readonly releases: Counter<"resource" | "outcome">;
+  readonly renewFailures: Counter<"resource" | "app">;
+  readonly releases: Counter<"resource" | "outcome" | "app">;
   readonly forceReleases: Counter<"resource">;
-  readonly staleFenceRejections: Counter<"resource">;
+  readonly staleFenceRejections: Counter<"resource" | "app">;
   readonly quotaRefusals: Counter<"tenant">;
   readonly loginRefusals: Counter<"reason">;
   readonly auditWritten: Counter;
@@ -44,14 +50,14 @@ export class Metrics {
     collectDefaultMetrics({ register: this.registry, prefix: "warden_" });
     this.acquireTotal = new Counter({
       name: "warden_acquire_total",
-      help: "lock.acquire calls by resource, tier and outcome (granted, refused, timeout, unavailable, cancelled, error)",
-      labelNames: ["resource", "tier", "outcome"],
+      help: "lock.acquire calls by resource, tier, outcome (granted, refused, timeout, unavailable, cancelled, error) and calling application (API key name)",
+      labelNames: ["resource", "tier", "outcome", "app"],
       registers,
     });
     this.acquireDuration = new Histogram({
       name: "warden_acquire_duration_seconds",
       help: "lock.acquire latency including any server-side wait, in seconds",
-      labelNames: ["resource", "tier", "outcome"],
+      labelNames: ["resource", "tier", "outcome", "app"],
       buckets: ACQUIRE_BUCKETS_S,
       registers,
     });
@@ -64,26 +70,26 @@ export class Metrics {
     });
     this.renewFailures = new Counter({
       name: "warden_renew_failures_total",
-      help: "lock.extend calls refused because the lease was gone or held by another grant",
-      labelNames: ["resource"],
+      help: "lock.extend calls refused because the lease was gone, held by another grant or at its renewal limit",
+      labelNames: ["resource", "app"],
       registers,
     });
     this.releases = new Counter({
       name: "warden_release_total",
-      help: "lock.release calls by resource and outcome (released, reentry-left, not-holder, error)",
-      labelNames: ["resource", "outcome"],
+      help: "lock.release calls by resource, outcome (released, reentry-left, not-holder) and calling application",
+      labelNames: ["resource", "outcome", "app"],
       registers,
     });
     this.forceReleases = new Counter({
       name: "warden_force_releases_total",
-      help: "Leases removed by an operator",
+      help: "Leases force-released: by an operator, or a holder gone past releaseOnDisconnectMs",
       labelNames: ["resource"],
       registers,
     });
     this.staleFenceRejections = new Counter({
       name: "warden_stale_fence_rejections_total",
       help: "Writes refused by an SDK fence guard because a newer holder's fence was recorded",
-      labelNames: ["resource"],
+      labelNames: ["resource", "app"],
       registers,
     });
     this.quotaRefusals = new Counter({
@@ -115,13 +121,24 @@ export class Metrics {
     });
     new Gauge({
       name: "warden_live_locks",
-      help: "Leases granted through this instance and not yet released or expired",
+      help: "Live leases as this instance tracks them: the whole fleet's when instances share a Redis (every instance reports the same number; aggregate with max), else this instance's",
       labelNames: ["resource"],
       registers,
       collect() {
         this.reset();
         for (const [resource, count] of sources.liveLocksByResource())
           this.set({ resource }, count);
+      },
+    });
+    new Gauge({
+      name: "warden_long_holds",
+      help: "Live holds older than 3x their resource's expectedHoldMs (resources without one: none), from the same leases as warden_live_locks: the whole fleet's when instances share a Redis (aggregate with max)",
+      labelNames: ["resource"],
+      registers,
+      async collect() {
+        const counts = await sources.longHoldsByResource();
+        this.reset();
+        for (const [resource, count] of counts) this.set({ resource }, count);
       },
     });
     new Gauge({
@@ -184,6 +201,53 @@ export class Metrics {
         this.set(sources.auditBuffered());
       },
     });
+  }
+
+  private readonly acquireChildren = new BoundChildren(([resource, tier, outcome, app]) => {
+    const labels = { resource, tier, outcome, app };
+    return {
+      total: this.acquireTotal.labels(labels),
+      duration: this.acquireDuration.labels(labels),
+    };
+  });
+  private readonly holdChildren = new BoundChildren(([resource]) =>
+    this.holdDuration.labels({ resource }),
+  );
+  private readonly releaseChildren = new BoundChildren(([resource, outcome, app]) =>
+    this.releases.labels({ resource, outcome, app }),
+  );
+  private readonly renewFailureChildren = new BoundChildren(([resource, app]) =>
+    this.renewFailures.labels({ resource, app }),
+  );
+  private readonly staleFenceChildren = new BoundChildren(([resource, app]) =>
+    this.staleFenceRejections.labels({ resource, app }),
+  );
+
+  /** Counts one lock.acquire and observes its latency, in seconds. */
+  recordAcquire(resource: string, tier: string, outcome: string, app: string, seconds: number) {
+    const child = this.acquireChildren.get(resource, tier, outcome, app);
+    child.total.inc();
+    child.duration.observe(seconds);
+  }
+
+  /** Observes one hold (grant to release), in seconds. */
+  recordHold(resource: string, seconds: number): void {
+    this.holdChildren.get(resource).observe(seconds);
+  }
+
+  /** Counts one lock.release by outcome. */
+  recordRelease(resource: string, outcome: string, app: string): void {
+    this.releaseChildren.get(resource, outcome, app).inc();
+  }
+
+  /** Counts one refused lock.extend. */
+  recordRenewFailure(resource: string, app: string): void {
+    this.renewFailureChildren.get(resource, app).inc();
+  }
+
+  /** Counts one write an SDK fence guard refused. */
+  recordStaleFence(resource: string, app: string): void {
+    this.staleFenceChildren.get(resource, app).inc();
   }
 
   /** The Prometheus text exposition. */

@@ -22,6 +22,13 @@ export class TokenBucket {
     this.tokens = Math.min(this.tokens, burst);
   }
 
+  /** Whether a token is there, without taking it: 0, else the wait in ms until one is due. */
+  peek(nowMs: number): number {
+    const elapsedMs = Math.max(0, nowMs - this.updatedMs);
+    const tokens = Math.min(this.burst, this.tokens + (elapsedMs * this.ratePerSecond) / 1000);
+    return tokens >= 1 ? 0 : Math.ceil(((1 - tokens) * 1000) / this.ratePerSecond);
+  }
+
   /** Takes one token; returns 0 on success, else the wait in ms until a token is due. */
   take(nowMs: number): number {
     const elapsedMs = Math.max(0, nowMs - this.updatedMs);

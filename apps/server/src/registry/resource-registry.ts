@@ -1,5 +1,6 @@
 import type { PrismaClient } from "@warden/db";
-import { UnknownResourceError } from "@warden/core";
+import { InvalidArgumentError, UnknownResourceError } from "@warden/contract";
+import { hasUnsafeCharacters } from "../auth/identifiers.js";
 import type { Principal } from "../auth/principal.js";
 import { TtlCache } from "../auth/ttl-cache.js";
 import { ConflictError } from "../errors/conflict-error.js";
@@ -7,6 +8,7 @@ import { ForbiddenError } from "../errors/forbidden-error.js";
 import {
   RESOURCE_POLICY_DEFAULTS,
   type ResourceCreateInput,
+  type ResourceKind,
   type ResourcePolicy,
 } from "../schemas/resource-policy.js";
 import { RESOURCE_SELECT, toResourceView, type ResourceView } from "./resource-view.js";
@@ -19,6 +21,9 @@ export interface ResourceListOptions {
   readonly cursor?: string;
   readonly limit?: number;
 }
+
+/** Told of every policy change: the resource before (null when created) and after. */
+export type PolicyChangeListener = (before: ResourceView | null, after: ResourceView) => void;
 
 /**
  * The resource registry on Prisma. Hot-path reads (`resolve`) are cached for `cacheMs`
@@ -76,6 +81,9 @@ export class ResourceRegistry {
         ...(tenantId === undefined ? {} : { tenantId }),
         ...(options.includeRetired ? {} : { retiredAt: null }),
         name: {
+          ...(principal.kind === "tenant" && principal.resourcePrefix
+            ? { startsWith: principal.resourcePrefix }
+            : {}),
           ...(options.search ? { contains: options.search } : {}),
           ...(options.cursor ? { gt: options.cursor } : {}),
         },
@@ -89,16 +97,32 @@ export class ResourceRegistry {
     return { resources: page, cursor: rows.length > limit ? (page.at(-1)?.name ?? null) : null };
   }
 
-  /** Registers a resource; a tenant key registers for its own tenant only. */
-  async create(principal: Principal, input: ResourceCreateInput): Promise<ResourceView> {
+  /**
+   * Registers a resource; a tenant key registers for its own tenant only. A name another
+   * tenant owns is answered like an unknown one would be elsewhere (UnknownResourceError),
+   * so a tenant cannot tell "taken by someone else" from "does not exist".
+   */
+  async create(
+    principal: Principal,
+    input: ResourceCreateInput,
+    onChange?: PolicyChangeListener,
+  ): Promise<ResourceView> {
+    checkDescription(input.description);
     const tenantId = principal.kind === "tenant" ? principal.tenantId : input.tenantId;
-    if (tenantId === undefined) throw new ForbiddenError("tenantId: name the owning tenant");
+    if (tenantId === undefined) {
+      throw new InvalidArgumentError("tenantId", "name the tenant that owns the resource");
+    }
     if (
       principal.kind === "tenant" &&
       input.tenantId !== undefined &&
       input.tenantId !== tenantId
     ) {
       throw new ForbiddenError("a tenant key registers resources for its own tenant only");
+    }
+    if (principal.kind === "tenant" && !input.name.startsWith(principal.resourcePrefix ?? "")) {
+      throw new ForbiddenError(
+        `this key registers only resources whose names start with "${principal.resourcePrefix ?? ""}"`,
+      );
     }
     const tenant = await this.prisma.tenant.findUnique({
       where: { id: tenantId },
@@ -107,16 +131,22 @@ export class ResourceRegistry {
     if (!tenant) throw new ConflictError(`tenant "${tenantId}" does not exist`);
     const existing = await this.prisma.resource.findUnique({
       where: { name: input.name },
-      select: { name: true },
+      select: { name: true, tenantId: true },
     });
+    if (existing && principal.kind === "tenant" && existing.tenantId !== principal.tenantId) {
+      throw new UnknownResourceError(input.name);
+    }
     if (existing) throw new ConflictError(`resource "${input.name}" already exists`);
+    checkKindAndPermits(input.kind, input.permits, input.writerPreference);
     const { name, tenantId: _ignored, ...policy } = input;
     try {
       const row = await this.prisma.resource.create({
         data: { ...RESOURCE_POLICY_DEFAULTS, ...policy, name, tenantId },
         select: RESOURCE_SELECT,
       });
-      return this.remember(toResourceView(row));
+      const view = this.remember(toResourceView(row));
+      onChange?.(null, view);
+      return view;
     } catch (error) {
       // Two creates raced past the check above: the primary key decided.
       if ((error as { code?: string }).code === "P2002") {
@@ -131,18 +161,32 @@ export class ResourceRegistry {
     principal: Principal,
     name: string,
     patch: Partial<ResourcePolicy>,
+    onChange?: PolicyChangeListener,
   ): Promise<ResourceView> {
+    checkDescription(patch.description);
     const current = await this.resolve(name, principal);
+    if (patch.kind !== undefined && patch.kind !== current.kind) {
+      throw new InvalidArgumentError(
+        "kind",
+        `is fixed at creation: ${name} is a ${current.kind}; register a new resource for a ${patch.kind}`,
+      );
+    }
     const merged = { ...current, ...patch };
+    if (patch.permits !== undefined || patch.writerPreference !== undefined) {
+      checkKindAndPermits(current.kind, merged.permits, merged.writerPreference);
+    }
     if (merged.defaultLeaseMs > merged.maxLeaseMs) {
       throw new ConflictError("defaultLeaseMs must not exceed maxLeaseMs");
     }
+    const { kind: _kind, ...data } = patch;
     const row = await this.prisma.resource.update({
       where: { name },
-      data: patch,
+      data,
       select: RESOURCE_SELECT,
     });
-    return this.remember(toResourceView(row));
+    const view = this.remember(toResourceView(row));
+    onChange?.(current, view);
+    return view;
   }
 
   /** Retires a resource; `hasLiveLocks` is asked first and a live lock refuses it. */
@@ -150,8 +194,9 @@ export class ResourceRegistry {
     principal: Principal,
     name: string,
     hasLiveLocks: (name: string) => Promise<boolean>,
+    onChange?: PolicyChangeListener,
   ): Promise<ResourceView> {
-    await this.resolve(name, principal);
+    const current = await this.resolve(name, principal);
     if (await hasLiveLocks(name)) {
       throw new ConflictError(`resource "${name}" has live locks; release them first`);
     }
@@ -160,7 +205,9 @@ export class ResourceRegistry {
       data: { retiredAt: new Date() },
       select: RESOURCE_SELECT,
     });
-    return this.remember(toResourceView(row));
+    const view = this.remember(toResourceView(row));
+    onChange?.(current, view);
+    return view;
   }
 
   private async find(name: string): Promise<ResourceView | null> {
@@ -182,6 +229,42 @@ export class ResourceRegistry {
   }
 }
 
+// A semaphore names its total; a mutex and a read-write lock have none (docs/decisions/0161);
+// only a read-write lock may turn writer preference off (docs/decisions/0166).
+function checkKindAndPermits(
+  kind: ResourceKind,
+  permits: number | null,
+  writerPreference: boolean,
+): void {
+  if (kind === "semaphore" && permits === null) {
+    throw new InvalidArgumentError("permits", "a semaphore resource needs permits (1..10000)");
+  }
+  if (kind !== "semaphore" && permits !== null) {
+    throw new InvalidArgumentError(
+      "permits",
+      "only a semaphore resource has permits; register it with kind semaphore",
+    );
+  }
+  if (kind !== "rwlock" && !writerPreference) {
+    throw new InvalidArgumentError(
+      "writerPreference",
+      "only a read-write lock resource (kind rwlock) has a writer preference to turn off",
+    );
+  }
+}
+
+// A description is shown in the console and written to logs: no control characters (not
+// even newlines) and no lone surrogates; refused, never cleaned (issue 18, finding 9).
+function checkDescription(description: string | undefined): void {
+  if (description !== undefined && hasUnsafeCharacters(description)) {
+    throw new InvalidArgumentError("description", "must not contain control characters");
+  }
+}
+
 function visibleTo(resource: ResourceView, principal: Principal): boolean {
-  return principal.kind === "operator" || resource.tenantId === principal.tenantId;
+  return (
+    principal.kind === "operator" ||
+    (resource.tenantId === principal.tenantId &&
+      resource.name.startsWith(principal.resourcePrefix ?? ""))
+  );
 }

@@ -1,4 +1,4 @@
-import type { ResourcePolicy } from "../schemas/resource-policy.js";
+import type { ResourceKind, ResourcePolicy } from "../schemas/resource-policy.js";
 
 /** A registered resource as the API returns it. Times are ms since the Unix epoch. */
 export interface ResourceView extends ResourcePolicy {
@@ -17,6 +17,11 @@ export const RESOURCE_SELECT = {
   maxLeaseMs: true,
   maxRenewals: true,
   expectedHoldMs: true,
+  releaseOnDisconnectMs: true,
+  lockDelayMs: true,
+  kind: true,
+  permits: true,
+  writerPreference: true,
   degrade: true,
   localFallback: true,
   fair: true,
@@ -27,7 +32,9 @@ export const RESOURCE_SELECT = {
   updatedAt: true,
 } as const;
 
-interface ResourceRow extends ResourcePolicy {
+interface ResourceRow extends Omit<ResourcePolicy, "kind"> {
+  /** A string column (later kinds need no migration); only known kinds are ever written. */
+  kind: string;
   name: string;
   tenantId: string;
   retiredAt: Date | null;
@@ -44,6 +51,11 @@ export function toResourceView(row: ResourceRow): ResourceView {
     maxLeaseMs: row.maxLeaseMs,
     maxRenewals: row.maxRenewals,
     expectedHoldMs: row.expectedHoldMs,
+    releaseOnDisconnectMs: row.releaseOnDisconnectMs,
+    lockDelayMs: row.lockDelayMs,
+    kind: row.kind as ResourceKind,
+    permits: row.permits,
+    writerPreference: row.writerPreference,
     degrade: row.degrade,
     localFallback: row.localFallback,
     fair: row.fair,

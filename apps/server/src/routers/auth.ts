@@ -1,8 +1,10 @@
-import { UnauthorizedError } from "@warden/core";
+import { createHash } from "node:crypto";
+import { UnauthorizedError } from "@warden/contract";
 import { sessionCookie } from "../auth/cookies.js";
 import type { OperatorRole } from "../auth/principal.js";
 import { UNMATCHABLE_HASH, verifyPassword } from "../auth/password.js";
 import { SESSION_COOKIE } from "../auth/session-auth.js";
+import { limitsOf } from "../config.js";
 import { LoginThrottledError } from "../errors/login-throttled-error.js";
 import { bootstrapInputSchema, loginInputSchema } from "../schemas/admin.js";
 import { authedProcedure, publicProcedure, router } from "../trpc.js";
@@ -10,27 +12,38 @@ import { authedProcedure, publicProcedure, router } from "../trpc.js";
 /** Console login with operator sessions (httpOnly, SameSite=Strict cookie). */
 export const authRouter = router({
   /**
-   * Checks the password (scrypt) and sets the session cookie. Rate-limited per username
-   * and per address; a wrong user and a wrong password fail alike.
+   * Checks the password (scrypt) and sets the session cookie. Rate-limited per (username,
+   * client address), per address and fleet-wide, in Redis when it answers (per instance
+   * while it does not); a wrong user and a wrong password fail alike.
    */
   login: publicProcedure.input(loginInputSchema).mutation(async ({ ctx, input }) => {
     const { services, request } = ctx;
-    const perMinute = services.config.loginAttemptsPerMinute;
-    const username = input.username.toLowerCase();
-    const waitMs = Math.max(
-      services.limiter.take(`login-user:${username}`, perMinute / 60, perMinute),
-      services.limiter.take(
-        `login-ip:${request.ip ?? "unknown"}`,
-        (perMinute * 3) / 60,
-        perMinute * 3,
-      ),
+    // One canonical form for the name: NFC, compared byte for byte by the operator table
+    // (utf8mb4_nopad_bin), and the same string keys the throttle: "vera ", "VERA" and
+    // "vera" + U+0301 are other names, not other spellings of vera.
+    const username = input.username.normalize("NFC");
+    const limits = limitsOf(services.config);
+    const perMinute = limits.loginAttemptsPerMinute;
+    const address = request.ip ?? "unknown";
+    const user = createHash("sha256").update(username, "utf8").digest("hex").slice(0, 32);
+    // Per (user, address), per address (3×), and a ceiling for every login of the fleet.
+    const waitMs = await services.limiter.takeAll(
+      [`login|u:${user}:a:${address}`, `login|a:${address}`, "login|all"],
+      [
+        { ratePerSecond: perMinute / 60, burst: perMinute },
+        { ratePerSecond: (perMinute * 3) / 60, burst: perMinute * 3 },
+        {
+          ratePerSecond: limits.loginAttemptsGlobalPerMinute / 60,
+          burst: limits.loginAttemptsGlobalPerMinute,
+        },
+      ],
     );
     if (waitMs > 0) {
       services.metrics.loginRefusals.inc({ reason: "throttled" });
       throw new LoginThrottledError(waitMs);
     }
     const operator = await services.prisma.operator.findUnique({
-      where: { username: input.username },
+      where: { username },
       select: { id: true, username: true, role: true, passwordHash: true, disabledAt: true },
     });
     const ok = await verifyPassword(input.password, operator?.passwordHash ?? UNMATCHABLE_HASH);

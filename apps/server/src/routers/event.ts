@@ -1,72 +1,250 @@
 import { TRPCError } from "@trpc/server";
+import { likePrefix, resourcePrefixOf } from "../auth/resource-prefix.js";
 import { eventSearchInputSchema } from "../schemas/admin.js";
 import { authedProcedure, router } from "../trpc.js";
 
-const EVENT_SELECT = {
-  id: true,
-  type: true,
-  tenantId: true,
-  resource: true,
-  businessKey: true,
-  lockId: true,
-  fence: true,
-  clientId: true,
-  ownerId: true,
-  tier: true,
-  leaseMs: true,
-  actor: true,
-  reason: true,
-  at: true,
-} as const;
-
-// Cursor: `<at ms>_<id>` of the last row of the previous page (newest first).
+// Cursor: `<at ms>_<id>` of the last row of the previous page (newest first). Ids of the
+// events read from a hold's row carry a suffix (`-r` renewal, `-e` end).
 function parseCursor(cursor: string): { at: Date; id: string } {
-  const match = /^(\d{1,16})_([A-Za-z0-9-]{1,36})$/.exec(cursor);
-  if (!match)
+  const match = /^(\d{1,15})_([A-Za-z0-9_-]{1,40})$/.exec(cursor);
+  const at = match ? new Date(Number(match[1])) : null;
+  if (!match || at === null || Number.isNaN(at.getTime()) || at.getUTCFullYear() > 9999)
     throw new TRPCError({
       code: "BAD_REQUEST",
       message: "cursor: not a cursor from a previous page",
     });
-  return { at: new Date(Number(match[1])), id: match[2]! };
+  return { at, id: match[2]! };
 }
 
-/** The audit trail. A tenant key sees its own tenant's events only. */
+type SearchInput = ReturnType<(typeof eventSearchInputSchema)["parse"]>;
+
+interface Branch {
+  /** Column expressions in the order of {@link COLUMNS}. */
+  readonly select: string;
+  readonly from: string;
+  /** The branch's time and id columns (what a cursor and time filters compare). */
+  readonly at: string;
+  readonly id: string;
+  readonly where: readonly string[];
+  readonly params: readonly unknown[];
+}
+
+const EVENT_COLUMNS =
+  "id, type, tenant_id, resource, business_key, lock_id, fence, client_id, owner_id, tier, lease_ms, actor, reason, at, count";
+const COLUMNS = `${EVENT_COLUMNS}, granted_at`;
+
+const END_TYPES: Record<string, string[]> = {
+  release: ["released"],
+  "force-release": ["force-released"],
+  expired: ["expired", "lapsed"],
+};
+
+interface EventRow {
+  id: string;
+  type: string;
+  tenant_id: string | null;
+  resource: string;
+  business_key: string | null;
+  lock_id: string | null;
+  fence: bigint | number | string | null;
+  client_id: string | null;
+  owner_id: string | null;
+  tier: string | null;
+  lease_ms: number | bigint | null;
+  actor: string | null;
+  reason: string | null;
+  at: Date | string;
+  count: number | bigint | null;
+  granted_at: Date | string | null;
+}
+
+/**
+ * The branches of the search: single events (`lock_event`) and the grant, latest renewal
+ * and end read from each hold's row (`lock_hold`, docs/decisions/0070), each filtered and
+ * limited on its own indexes before they are merged newest first.
+ */
+function branchesOf(
+  input: SearchInput,
+  tenantId: string | null,
+  resourceLike: string | null,
+): Branch[] {
+  const type = input.type;
+  const branches: Branch[] = [];
+  const common = (where: string[], params: unknown[]) => {
+    const add = (sql: string, value: unknown) => {
+      where.push(sql);
+      params.push(value);
+    };
+    if (tenantId !== null) add("tenant_id = ?", tenantId);
+    if (resourceLike !== null) add("resource LIKE ?", resourceLike);
+    if (input.fence !== undefined) add("fence = ?", BigInt(input.fence));
+    if (input.lockId !== undefined) add("lock_id = ?", input.lockId);
+    if (input.clientId !== undefined) add("client_id = ?", input.clientId);
+    if (input.ownerId !== undefined) add("owner_id = ?", input.ownerId);
+    if (input.businessKey !== undefined) add("business_key = ?", input.businessKey);
+    if (input.resource !== undefined) add("resource = ?", input.resource);
+  };
+  {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    common(where, params);
+    if (type !== undefined) {
+      where.push("type = ?");
+      params.push(type);
+    }
+    branches.push({
+      select: `${EVENT_COLUMNS}, NULL AS granted_at`,
+      from: "lock_event",
+      at: "at",
+      id: "id",
+      where,
+      params,
+    });
+  }
+  const hold = (
+    select: string,
+    at: string,
+    id: string,
+    extra: string[],
+    extraParams: unknown[] = [],
+  ) => {
+    const where: string[] = [`${at} IS NOT NULL`, ...extra];
+    const params: unknown[] = [...extraParams];
+    common(where, params);
+    branches.push({ select, from: "lock_hold", at, id, where, params });
+  };
+  const holdColumns = (
+    id: string,
+    typeSql: string,
+    leaseMs: string,
+    actor: string,
+    reason: string,
+    at: string,
+    count: string,
+  ) =>
+    `${id} AS id, ${typeSql} AS type, tenant_id, resource, business_key, lock_id, fence, ` +
+    `client_id, owner_id, tier, ${leaseMs} AS lease_ms, ${actor} AS actor, ${reason} AS reason, ` +
+    `${at} AS at, ${count} AS count, granted_at`;
+  if (type === undefined || type === "grant") {
+    hold(
+      holdColumns(
+        "id",
+        "'grant'",
+        "lease_ms",
+        "NULL",
+        "IF(reentries > 1, CONCAT('re-entered ', reentries, ' times'), NULL)",
+        "granted_at",
+        "NULL",
+      ),
+      "granted_at",
+      "id",
+      [],
+    );
+  }
+  if (type === undefined || type === "extend") {
+    hold(
+      holdColumns(
+        "CONCAT(id, '-r')",
+        "'extend'",
+        "renew_lease_ms",
+        "NULL",
+        "CONCAT('latest of ', renewals, ' renewals')",
+        "renewed_at",
+        "renewals",
+      ),
+      "renewed_at",
+      "CONCAT(id, '-r')",
+      [],
+    );
+  }
+  if (type === undefined || END_TYPES[type]) {
+    const ends = type === undefined ? null : END_TYPES[type]!;
+    hold(
+      holdColumns(
+        "CONCAT(id, '-e')",
+        "CASE end_type WHEN 'released' THEN 'release' WHEN 'force-released' THEN 'force-release' ELSE 'expired' END",
+        "NULL",
+        "actor",
+        "IF(end_type = 'lapsed', 'lapsed: no release before the lease ran out', reason)",
+        "ended_at",
+        "NULL",
+      ),
+      "ended_at",
+      "CONCAT(id, '-e')",
+      ends === null ? [] : [`end_type IN (${ends.map(() => "?").join(", ")})`],
+      ends ?? [],
+    );
+  }
+  return branches;
+}
+
+/**
+ * The audit trail. A tenant key sees its own tenant's events only, and a key limited to a
+ * resource prefix only the events of resources under it (docs/decisions/0100).
+ */
 export const eventRouter = router({
-  /** Events matching every given filter, newest first, paged. Fences are decimal strings. */
+  /**
+   * Events matching every given filter, newest first, paged. Fences are decimal strings.
+   * `count` is set on per-minute refusal counts (and on a renewal: the hold's renewals).
+   */
   search: authedProcedure.input(eventSearchInputSchema).query(async ({ ctx, input }) => {
     const limit = input.limit ?? 100;
     const after = input.cursor === undefined ? null : parseCursor(input.cursor);
-    const rows = await ctx.services.prisma.lockEvent.findMany({
-      where: {
-        ...(ctx.principal.kind === "tenant" ? { tenantId: ctx.principal.tenantId } : {}),
-        ...(input.fence === undefined ? {} : { fence: BigInt(input.fence) }),
-        ...(input.lockId === undefined ? {} : { lockId: input.lockId }),
-        ...(input.clientId === undefined ? {} : { clientId: input.clientId }),
-        ...(input.ownerId === undefined ? {} : { ownerId: input.ownerId }),
-        ...(input.businessKey === undefined ? {} : { businessKey: input.businessKey }),
-        ...(input.resource === undefined ? {} : { resource: input.resource }),
-        ...(input.type === undefined ? {} : { type: input.type }),
-        at: {
-          ...(input.fromMs === undefined ? {} : { gte: new Date(input.fromMs) }),
-          ...(input.toMs === undefined ? {} : { lte: new Date(input.toMs) }),
-        },
-        ...(after === null
-          ? {}
-          : { OR: [{ at: { lt: after.at } }, { at: after.at, id: { lt: after.id } }] }),
-      },
-      orderBy: [{ at: "desc" }, { id: "desc" }],
-      take: limit + 1,
-      select: EVENT_SELECT,
-    });
-    const page = rows.slice(0, limit);
+    const tenantId = ctx.principal.kind === "tenant" ? ctx.principal.tenantId : null;
+    // Tenant-wide events (resource `*`, e.g. local-mode) do not match a prefix either.
+    const prefix = resourcePrefixOf(ctx.principal);
+    const parts: string[] = [];
+    const params: unknown[] = [];
+    for (const branch of branchesOf(input, tenantId, prefix === null ? null : likePrefix(prefix))) {
+      const where = [...branch.where];
+      const branchParams = [...branch.params];
+      if (input.fromMs !== undefined) {
+        where.push(`${branch.at} >= ?`);
+        branchParams.push(new Date(input.fromMs));
+      }
+      if (input.toMs !== undefined) {
+        where.push(`${branch.at} <= ?`);
+        branchParams.push(new Date(input.toMs));
+      }
+      if (after !== null) {
+        where.push(`(${branch.at} < ? OR (${branch.at} = ? AND ${branch.id} < ?))`);
+        branchParams.push(after.at, after.at, after.id);
+      }
+      parts.push(
+        `(SELECT ${branch.select} FROM ${branch.from}` +
+          (where.length === 0 ? "" : ` WHERE ${where.join(" AND ")}`) +
+          ` ORDER BY ${branch.at} DESC, ${branch.id} DESC LIMIT ${limit + 1})`,
+      );
+      params.push(...branchParams);
+    }
+    const sql =
+      parts.length === 1
+        ? parts[0]!
+        : `SELECT ${COLUMNS} FROM (${parts.join(" UNION ALL ")}) AS e ORDER BY at DESC, id DESC LIMIT ${limit + 1}`;
+    const rows = await ctx.services.prisma.$queryRawUnsafe<EventRow[]>(sql, ...params);
+    const page = rows.slice(0, limit).map((row) => ({
+      id: row.id,
+      type: row.type,
+      tenantId: row.tenant_id,
+      resource: row.resource,
+      businessKey: row.business_key,
+      lockId: row.lock_id,
+      fence: row.fence === null ? null : String(row.fence),
+      clientId: row.client_id,
+      ownerId: row.owner_id,
+      tier: row.tier,
+      leaseMs: row.lease_ms === null ? null : Number(row.lease_ms),
+      actor: row.actor,
+      reason: row.reason,
+      at: new Date(row.at).getTime(),
+      count: row.count === null ? null : Number(row.count),
+      /** When the hold the event belongs to was granted (ms); null for other events. */
+      grantedAt: row.granted_at === null ? null : new Date(row.granted_at).getTime(),
+    }));
     const last = page.at(-1);
     return {
-      events: page.map((row) => ({
-        ...row,
-        fence: row.fence?.toString() ?? null,
-        at: row.at.getTime(),
-      })),
-      cursor: rows.length > limit && last ? `${last.at.getTime()}_${last.id}` : null,
+      events: page,
+      cursor: rows.length > limit && last ? `${last.at}_${last.id}` : null,
     };
   }),
 });

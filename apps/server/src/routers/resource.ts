@@ -1,10 +1,36 @@
+import { auditRecord } from "../audit/audit-record.js";
+import { requirePolicyRights } from "../auth/scopes.js";
+import type { Context } from "../context.js";
+import { policyDiff } from "../registry/policy-diff.js";
+import type { PolicyChangeListener } from "../registry/resource-registry.js";
 import { resourceListInputSchema, resourceNameInputSchema } from "../schemas/admin.js";
 import { resourceCreateSchema, resourceUpdateSchema } from "../schemas/resource-policy.js";
 import { authedProcedure, editorProcedure, router } from "../trpc.js";
 
 const TIERS = ["redis", "mysql", "local"] as const;
 
-/** The resource registry. A tenant key sees and edits only its tenant's resources. */
+/**
+ * Audits a policy change with who made it and the before/after of every changed field,
+ * dated by this server's clock.
+ */
+function auditPolicy(ctx: Context, actor: string): PolicyChangeListener {
+  return (before, after) =>
+    ctx.services.hub.record(
+      auditRecord({
+        type: "policy",
+        tenantId: after.tenantId,
+        resource: after.name,
+        actor: actor.slice(0, 128),
+        reason: policyDiff(before, after),
+        at: Date.now(),
+      }),
+    );
+}
+
+/**
+ * The resource registry. A tenant key sees only its tenant's resources; changing them
+ * needs an admin-scoped key or an operator session, and every change is audited.
+ */
 export const resourceRouter = router({
   /** Resources the caller may see, by name; `cursor` is the last name of the previous page. */
   list: authedProcedure
@@ -17,32 +43,43 @@ export const resourceRouter = router({
     .query(({ ctx, input }) => ctx.services.registry.get(input.name, ctx.principal)),
 
   /** Registers a resource with its policy; CONFLICT when the name is taken. */
-  create: editorProcedure
-    .input(resourceCreateSchema)
-    .mutation(({ ctx, input }) => ctx.services.registry.create(ctx.principal, input)),
+  create: editorProcedure.input(resourceCreateSchema).mutation(({ ctx, input }) => {
+    requirePolicyRights(ctx.principal);
+    return ctx.services.registry.create(ctx.principal, input, auditPolicy(ctx, ctx.actor));
+  }),
 
   /** Changes a live resource's policy. */
-  update: editorProcedure
-    .input(resourceUpdateSchema)
-    .mutation(({ ctx, input }) =>
-      ctx.services.registry.update(ctx.principal, input.name, input.patch),
-    ),
+  update: editorProcedure.input(resourceUpdateSchema).mutation(({ ctx, input }) => {
+    requirePolicyRights(ctx.principal);
+    return ctx.services.registry.update(
+      ctx.principal,
+      input.name,
+      input.patch,
+      auditPolicy(ctx, ctx.actor),
+    );
+  }),
 
   /** Retires a resource; CONFLICT while it has live locks. */
-  retire: editorProcedure.input(resourceNameInputSchema).mutation(({ ctx, input }) =>
-    ctx.services.registry.retire(ctx.principal, input.name, async (name) => {
-      // Every tier: leases granted before a tier switch live on where they were granted.
-      // If the current tier cannot answer, refuse rather than guess; a tier that is down
-      // and not current grants nothing new, and its holders may still release.
-      const pages = await Promise.all(
-        TIERS.map((tier) =>
-          ctx.services.locks.list({ resource: name, limit: 1, tier }).then(
-            (page) => page.leases.length > 0,
-            () => tier === ctx.services.locks.tier,
+  retire: editorProcedure.input(resourceNameInputSchema).mutation(({ ctx, input }) => {
+    requirePolicyRights(ctx.principal);
+    return ctx.services.registry.retire(
+      ctx.principal,
+      input.name,
+      async (name) => {
+        // Every tier: leases granted before a tier switch live on where they were granted.
+        // If the current tier cannot answer, refuse rather than guess; a tier that is down
+        // and not current grants nothing new, and its holders may still release.
+        const pages = await Promise.all(
+          TIERS.map((tier) =>
+            ctx.services.locks.list({ resource: name, limit: 1, tier }).then(
+              (page) => page.leases.length > 0,
+              () => tier === ctx.services.locks.tier,
+            ),
           ),
-        ),
-      );
-      return pages.some(Boolean);
-    }),
-  ),
+        );
+        return pages.some(Boolean);
+      },
+      auditPolicy(ctx, ctx.actor),
+    );
+  }),
 });

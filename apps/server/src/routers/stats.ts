@@ -1,12 +1,14 @@
 import { statsSeriesInputSchema, statsWindowInputSchema } from "../schemas/admin.js";
 import { authedProcedure, router } from "../trpc.js";
+import { isLongHold } from "../alerts/conditions.js";
 
 // Suggested lease = p99.9 hold × this margin, rounded up to a second (the console shows it).
 const LEASE_MARGIN = 1.5;
 
 /**
- * Time series for charts from this instance's rolling windows (1 s buckets, last hour).
- * Per instance by design: query each instance, or scrape /metrics for fleet-wide sums.
+ * Time series for charts from the rolling windows (1 s buckets, last hour). They describe
+ * the whole fleet when instances share a Redis (the fleet bus, docs/decisions/0071): any
+ * instance answers the same within about a second.
  */
 export const statsRouter = router({
   /** Acquire rate and outcome, latency and hold percentiles, queue depth per step. */
@@ -26,21 +28,45 @@ export const statsRouter = router({
   holdTimes: authedProcedure.input(statsWindowInputSchema).query(async ({ ctx, input }) => {
     if (input.resource !== undefined)
       await ctx.services.registry.get(input.resource, ctx.principal);
-    const summary = ctx.services.stats.holdSummary(input.resource, input.windowSec ?? 3_600);
+    // Samples of every resource would include other tenants': a tenant key names its own.
+    const tenantWide = input.resource === undefined && ctx.principal.kind === "tenant";
+    const summary = tenantWide
+      ? { samples: 0, p50Ms: null, p99Ms: null, p999Ms: null, maxMs: null }
+      : ctx.services.stats.holdSummary(input.resource, input.windowSec ?? 3_600);
     const suggestedLeaseMs =
       summary.p999Ms === null
         ? null
         : Math.min(60_000, Math.ceil((summary.p999Ms * LEASE_MARGIN) / 1000) * 1000);
-    return { ...summary, suggestedLeaseMs, margin: LEASE_MARGIN };
+    return {
+      ...summary,
+      suggestedLeaseMs,
+      margin: LEASE_MARGIN,
+      note: tenantWide ? "name a resource: tenant keys see their own resources only" : null,
+    };
   }),
 
   /** The overview: live locks, waiters, totals and top contended resources of the window. */
-  overview: authedProcedure.input(statsWindowInputSchema).query(({ ctx, input }) => {
+  overview: authedProcedure.input(statsWindowInputSchema).query(async ({ ctx, input }) => {
     const { services } = ctx;
     const windowSec = input.windowSec ?? 300;
+    if (ctx.principal.kind === "tenant") {
+      // Resources only other instances have served (fleet bus): learn their owner first.
+      const unknown = new Set<string>();
+      for (const name of services.stats.totals(windowSec).keys())
+        if (services.registry.ownerOf(name) === null) unknown.add(name);
+      for (const lease of services.tracker.all())
+        if (services.registry.ownerOf(lease.resource) === null) unknown.add(lease.resource);
+      const principal = ctx.principal;
+      await Promise.all(
+        [...unknown]
+          .slice(0, 200)
+          .map((name) => services.registry.get(name, principal).catch(() => undefined)),
+      );
+    }
     const visible = (name: string) =>
       ctx.principal.kind === "operator" ||
-      services.registry.ownerOf(name) === ctx.principal.tenantId;
+      (services.registry.ownerOf(name) === ctx.principal.tenantId &&
+        name.startsWith(ctx.principal.resourcePrefix ?? ""));
     const totals = [...services.stats.totals(windowSec)].filter(([name]) => visible(name));
     const sum = (pick: (p: (typeof totals)[number][1]) => number) =>
       totals.reduce((acc, [, point]) => acc + pick(point), 0);
@@ -49,9 +75,8 @@ export const statsRouter = router({
       .filter((lease) => visible(lease.resource))
       .flatMap((lease) => {
         const expected = services.registry.expectedHoldOf(lease.resource);
-        const heldMs = now - lease.grantedAt;
-        return expected !== null && heldMs > 3 * expected
-          ? [{ ...lease, heldMs, expectedHoldMs: expected }]
+        return isLongHold(now, lease.grantedAt, expected)
+          ? [{ ...lease, heldMs: now - lease.grantedAt, expectedHoldMs: expected }]
           : [];
       });
     return {
@@ -59,7 +84,7 @@ export const statsRouter = router({
       liveLocks: [...services.tracker.countsByResource()]
         .filter(([n]) => visible(n))
         .reduce((a, [, c]) => a + c, 0),
-      waiters: [...services.waiters.countsByResource()]
+      waiters: [...services.stats.fleetWaiters(services.waiters.countsByResource())]
         .filter(([n]) => visible(n))
         .reduce((a, [, c]) => a + c, 0),
       acquires: sum((p) => p.acquires),

@@ -1,6 +1,7 @@
 import { z } from "zod";
-import { InvalidArgumentError } from "@warden/core";
+import { InvalidArgumentError } from "@warden/contract";
 import { generateApiKey } from "../auth/api-key.js";
+import { API_KEY_SCOPES, formatScopes, parseScopes } from "../auth/scopes.js";
 import { ConflictError } from "../errors/conflict-error.js";
 import {
   apiKeyCreateInputSchema,
@@ -9,6 +10,20 @@ import {
 } from "../schemas/admin.js";
 import { tenantIdSchema } from "../schemas/common.js";
 import { roleProcedure, router } from "../trpc.js";
+
+// `scopes` defaults to lock only: a service key that may change policy is a decision.
+const createApiKeyInputSchema = apiKeyCreateInputSchema.extend({
+  scopes: z
+    .array(z.enum(API_KEY_SCOPES as ["lock", "admin"]))
+    .max(API_KEY_SCOPES.length)
+    .optional(),
+  /** Only resources whose names start with this (e.g. `orders:`); default every one. */
+  resourcePrefix: z
+    .string()
+    .max(128)
+    .regex(/^[A-Za-z0-9:._-]*$/, "letters, digits and ':._-'")
+    .optional(),
+});
 
 /** Tenants and their API keys (admin). The CLI offers the same operations. */
 export const tenantRouter = router({
@@ -34,9 +49,12 @@ export const tenantRouter = router({
       });
     }),
 
-  /** A new key for a tenant: `key` is in this answer only; Warden keeps its hash. */
+  /**
+   * A new key for a tenant: `key` is in this answer only; Warden keeps its hash. `scopes`
+   * (default `["lock"]`) adds `admin` for keys that may change resource policies.
+   */
   createApiKey: roleProcedure("admin")
-    .input(apiKeyCreateInputSchema)
+    .input(createApiKeyInputSchema)
     .mutation(async ({ ctx, input }) => {
       const tenant = await ctx.services.prisma.tenant.findUnique({
         where: { id: input.tenantId },
@@ -44,6 +62,7 @@ export const tenantRouter = router({
       });
       if (!tenant) throw new InvalidArgumentError("tenantId", `no tenant "${input.tenantId}"`);
       const made = generateApiKey();
+      const scopes = formatScopes(input.scopes ?? ["lock"]);
       await ctx.services.prisma.apiKey.create({
         data: {
           id: made.id,
@@ -51,10 +70,28 @@ export const tenantRouter = router({
           name: input.name,
           prefix: made.prefix,
           hash: made.hash,
+          scopes,
+          resourcePrefix: input.resourcePrefix ?? "",
         },
         select: { id: true },
       });
-      return { id: made.id, key: made.key, prefix: made.prefix };
+      ctx.services.logger.info(
+        {
+          op: "api-key-create",
+          tenantId: input.tenantId,
+          keyId: made.id,
+          scopes,
+          actor: ctx.actor,
+        },
+        "API key created",
+      );
+      return {
+        id: made.id,
+        key: made.key,
+        prefix: made.prefix,
+        scopes: parseScopes(scopes),
+        resourcePrefix: input.resourcePrefix ?? "",
+      };
     }),
 
   listApiKeys: roleProcedure("admin")
@@ -71,6 +108,8 @@ export const tenantRouter = router({
           createdAt: true,
           lastUsedAt: true,
           revokedAt: true,
+          scopes: true,
+          resourcePrefix: true,
         },
       }),
     ),

@@ -58,6 +58,11 @@ export const eventTypeSchema = z.enum([
   "tier",
   "stale-fence",
   "local-mode",
+  "policy",
+  "revoke-requested",
+  "rwlock-grant",
+  "rwlock-release",
+  "rwlock-expired",
 ]);
 
 /** event.search: every filter optional, newest first, paged by cursor. */

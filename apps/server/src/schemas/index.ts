@@ -1,6 +1,7 @@
 /**
  * `@warden/server/schemas`: the zod schemas of the API's inputs, shared with the console
- * so that a form rejects exactly what the server would. Pure zod: no server code.
+ * so that a form rejects exactly what the server would. Pure zod and the wire contract
+ * (`@warden/contract/wire`): no server code.
  */
 export { API_LIMITS } from "./limits.js";
 export * from "./common.js";

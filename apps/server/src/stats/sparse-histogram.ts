@@ -22,6 +22,30 @@ export class SparseHistogram {
     this.count += 1;
   }
 
+  /** `[bin, count, bin, count, …]`, for sending to other instances. */
+  toPairs(): number[] {
+    const pairs: number[] = [];
+    for (const [bin, count] of this.bins) pairs.push(bin, count);
+    return pairs;
+  }
+
+  /** A histogram from {@link toPairs}; entries that are not whole numbers are skipped. */
+  static fromPairs(pairs: readonly unknown[]): SparseHistogram {
+    const histogram = new SparseHistogram();
+    for (let index = 0; index + 1 < pairs.length; index += 2) {
+      const bin = pairs[index];
+      const count = pairs[index + 1];
+      if (!Number.isSafeInteger(bin) || !Number.isSafeInteger(count) || (count as number) <= 0)
+        continue;
+      histogram.bins.set(
+        bin as number,
+        (histogram.bins.get(bin as number) ?? 0) + (count as number),
+      );
+      histogram.count += count as number;
+    }
+    return histogram;
+  }
+
   merge(other: SparseHistogram): void {
     for (const [bin, count] of other.bins) this.bins.set(bin, (this.bins.get(bin) ?? 0) + count);
     this.count += other.count;

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openTieredLocks } from "@warden/core";
+import { openTieredLocks, openTieredSemaphores } from "@warden/core";
 import { createPrismaClient, migrate, type PrismaClient } from "@warden/db";
 import {
   createTestDatabase,
@@ -18,7 +18,9 @@ import { createContextInner, type RequestMeta, type Services } from "../../src/c
 import type { OperatorRole } from "../../src/auth/principal.js";
 import { createCaller } from "../../src/routers/_app.js";
 import { RedisReleaseBridge } from "../../src/locks/redis-release-bridge.js";
+import { RedisFleetTransport } from "../../src/live/redis-fleet-transport.js";
 import { createServices, type ServicesOptions } from "../../src/services.js";
+import { openRwLocks } from "../../src/usecases/rw-stores.js";
 
 /** Options of {@link startHarness}. */
 export interface HarnessOptions {
@@ -30,6 +32,8 @@ export interface HarnessOptions {
   readonly shareWith?: Harness;
   /** Carry release notifications between instances over Redis pub/sub. */
   readonly releaseBridge?: boolean;
+  /** Share lock events, live feed and statistics with other instances over Redis. */
+  readonly fleet?: boolean;
 }
 
 /** A server's services on real Redis and a fresh migrated database, plus helpers. */
@@ -41,8 +45,12 @@ export interface Harness {
   readonly spoolDir: string;
   /** A caller with no credentials. */
   anonymous(meta?: Partial<RequestMeta>): ReturnType<typeof createCaller>;
-  /** Creates a tenant with an API key; `caller` acts as one SDK client of it. */
-  tenant(id?: string, requestsPerSecond?: number): Promise<TenantHandle>;
+  /**
+   * Creates a tenant with an API key; `caller` acts as one SDK client of it. The key has
+   * the `lock` and `admin` scopes unless `scopes` says otherwise (tests register their
+   * resources with it).
+   */
+  tenant(id?: string, requestsPerSecond?: number, scopes?: string): Promise<TenantHandle>;
   /** Creates an operator and logs it in; `caller` carries its session as a cookie would. */
   operator(role: OperatorRole, meta?: Partial<RequestMeta>): Promise<OperatorHandle>;
   /** Closes the services only (graceful shutdown); `close()` still stops the servers. */
@@ -89,6 +97,17 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     instanceId,
     onEvent: hub.sink,
   });
+  const semaphores = await openTieredSemaphores(locks, {
+    redis: { mode: "standalone", url: redis.url },
+    mysqlUrl: db.url,
+    onEvent: hub.sink,
+  });
+  const rwLocks = await openRwLocks(locks, {
+    redis: { mode: "standalone", url: redis.url },
+    mysqlUrl: db.url,
+    // Often, so a test sees dead holders' MySQL rows go (docs/decisions/0166).
+    sweepEveryMs: 500,
+  });
   const handle = await createServices({
     config: {
       instanceId: "test",
@@ -100,6 +119,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     prisma,
     mysqlUrl: db.url,
     locks,
+    semaphores,
+    rwLocks,
     hub,
     logger,
     audit: {
@@ -109,10 +130,15 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       retentionDays: 30,
       ...options.audit,
     },
+    // Login throttles and quotas in Redis, as in production (the fleet shares them).
+    throttleRedis: { mode: "standalone", url: redis.url },
     ...(options.releaseBridge
       ? {
           releaseBridge: new RedisReleaseBridge({ mode: "standalone", url: redis.url }, instanceId),
         }
+      : {}),
+    ...(options.fleet
+      ? { fleetTransport: new RedisFleetTransport({ mode: "standalone", url: redis.url }) }
       : {}),
   });
   const { services } = handle;
@@ -124,14 +150,21 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     db,
     spoolDir,
     anonymous: (meta = {}) => createCaller(createContextInner(services, meta)),
-    async tenant(id = `t-${uid()}`, requestsPerSecond = 100_000) {
+    async tenant(id = `t-${uid()}`, requestsPerSecond = 100_000, scopes = "lock,admin") {
       await prisma.tenant.create({
         data: { id, name: id, requestsPerSecond },
         select: { id: true },
       });
       const made = generateApiKey();
       await prisma.apiKey.create({
-        data: { id: made.id, tenantId: id, name: "test", prefix: made.prefix, hash: made.hash },
+        data: {
+          id: made.id,
+          tenantId: id,
+          name: "test",
+          prefix: made.prefix,
+          hash: made.hash,
+          scopes,
+        },
         select: { id: true },
       });
       return {

@@ -1,0 +1,5 @@
+#!/usr/bin/env node
+// `warden-server`: the server process (dist/main.js, built by `pnpm --filter @warden/server build`).
+import { launch } from "./launch.js";
+
+await launch("main.js");

@@ -1,0 +1,414 @@
+import type { LockEvent } from "@warden/core";
+import type { Logger } from "pino";
+import { recordOfEvent, type AuditRecord } from "../audit/audit-record.js";
+import { SHARE_WAITS_EVERY_MS, type SharedWait } from "../locks/fleet-waits.js";
+import type { WaitQueues } from "../locks/wait-queues.js";
+import { isRevokeRequest, type RevokeRequest } from "../protocol/revoke-relay.js";
+import type { LeaseTracker, TrackedLease } from "../stats/lease-tracker.js";
+import type { StatsCollector } from "../stats/stats-collector.js";
+import type { LiveBus } from "./live-bus.js";
+import type { PermitTracker } from "./permit-tracker.js";
+
+/** Carries fleet messages between server instances (Redis pub/sub in production). */
+export interface FleetTransport {
+  /** Sends to every instance (this one included); resolves to how many received it. */
+  publish(message: string): Promise<number>;
+  /** Calls `onMessage` for every message; `onReady` whenever the subscription (re)starts. */
+  subscribe(onMessage: (message: string) => void, onReady: () => void): void;
+  /** True when `publish`'s count includes every instance (not on Redis Cluster). */
+  readonly countsReceivers: boolean;
+  close(): Promise<void>;
+}
+
+/** One message on the fleet channel. */
+interface FleetMessage {
+  /** The sending instance. */
+  readonly from: string;
+  /** Lock events its stores emitted (refusals excepted), each with its resource's tenant. */
+  readonly events?: [LockEvent, string | null][];
+  /** Audit records the server itself made (tier, stale fence, renewal refused…). */
+  readonly records?: AuditRecord[];
+  /** Finished seconds of its statistics. */
+  readonly stats?: { second: number; slots: unknown }[];
+  /** Leases it knows of, sent to a newcomer. */
+  readonly leases?: TrackedLease[];
+  /** A newcomer (or an instance back from a Redis outage) asks for leases and statistics. */
+  readonly hello?: true;
+  /** The sender has live subscribers (said every {@link WATCH_EVERY_MS} while it does). */
+  readonly watching?: true;
+  /** Its waiters per resource now (said every second while it has or just had some). */
+  readonly waiters?: Record<string, number>;
+  /** Waits it runs: new ones, and all of them again every {@link SHARE_WAITS_EVERY_MS}. */
+  readonly waits?: SharedWait[];
+  /** Refs of its waits that ended. */
+  readonly waitsEnded?: string[];
+  /** Asks the instance running the wait `ref` to cancel it (a cancelWait sent elsewhere). */
+  readonly cancelWait?: {
+    readonly ref: string;
+    readonly tenantId: string;
+    readonly waitId: string;
+  };
+  /** Asks every instance to pass a revoke request to the holder's connections (decision 0176). */
+  readonly revokeRequest?: RevokeRequest;
+  /** Semaphore permit grants and renewals it made (or, to a newcomer, every one it knows). */
+  readonly permits?: unknown[];
+  /** LockIds of permit grants it saw released. */
+  readonly permitsEnded?: unknown[];
+}
+
+/** Options of {@link FleetBus}. */
+export interface FleetBusOptions {
+  readonly transport: FleetTransport;
+  readonly instanceId: string;
+  readonly live: LiveBus;
+  readonly tracker: LeaseTracker;
+  readonly stats: StatsCollector;
+  readonly logger: Logger;
+  /** This instance's waiters per resource, shared every second. */
+  readonly waiters?: () => ReadonlyMap<string, number>;
+  /**
+   * This instance's wait queues: its waits are shared so every instance lists and cancels
+   * them (docs/decisions/0155), and other instances' waits are kept in `remote`.
+   */
+  readonly waits?: Pick<
+    WaitQueues,
+    "attachFleet" | "takeChanges" | "ownShared" | "cancelRef" | "remote"
+  >;
+  /** Hands another instance's revoke requests to this instance's lock connections. */
+  readonly revokes?: { deliver(request: RevokeRequest): unknown };
+  /**
+   * The semaphore permits this instance knows: its grants, renewals and releases are
+   * shared, and the other instances' are kept here (docs/decisions/0162).
+   */
+  readonly permits?: Pick<PermitTracker, "attachFleet" | "takeChanges" | "all" | "adopt" | "drop">;
+  /** How often events are sent, in ms. @defaultValue 100 */
+  readonly flushMs?: number;
+}
+
+// A message stays well under Redis's limits and a receiver's event-loop turn.
+const MAX_EVENTS_PER_MESSAGE = 2_000;
+const SECONDS_PER_MESSAGE = 60;
+const STATS_WINDOW_SEC = 3_600;
+// An instance with live subscribers says so this often; senders trust it twice as long.
+const WATCH_EVERY_MS = 2_000;
+const WATCH_TRUST_MS = 2 * WATCH_EVERY_MS + 1_000;
+
+/** Events that end a lease, for dropping a grant and its end sent in one batch. */
+function endsLease(event: LockEvent): boolean {
+  return (
+    (event.type === "release" && event.released) ||
+    event.type === "force-release" ||
+    event.type === "expired" ||
+    event.type === "outcome-unknown" ||
+    event.type === "replication-timeout"
+  );
+}
+
+/**
+ * The batch without the leases that begin and end inside it: no tracker needs them, and
+ * without a live subscriber anywhere nobody else does. Re-entries and renewals of such a
+ * lease go with it.
+ */
+function withoutShortHolds(events: [LockEvent, string | null][]): [LockEvent, string | null][] {
+  const granted = new Set<string>();
+  const done = new Set<string>();
+  for (const [event] of events) {
+    if (event.type === "refusal") continue;
+    // A re-entry's lease may have begun in an earlier batch: only a first grant counts.
+    if (event.type === "grant" && event.reentry === 1) granted.add(event.lockId);
+    else if (endsLease(event) && granted.has(event.lockId)) done.add(event.lockId);
+  }
+  if (done.size === 0) return events;
+  return events.filter(([event]) => event.type === "refusal" || !done.has(event.lockId));
+}
+
+/**
+ * Shares what each instance sees with the whole fleet over one channel
+ * (docs/decisions/0071): its lock events (so every instance's lease tracker — live locks,
+ * long holds, renewal counts, holder facts — and live feed cover the fleet), the audit
+ * records it makes, and its statistics second by second (so `stats.*` answer the same on
+ * every instance), and the waits it runs (so every instance lists the fleet's waiters
+ * and a cancelWait reaches the instance running the wait, docs/decisions/0155). While
+ * alone (standalone or sentinel Redis reports one receiver) it sends no events or waits;
+ * a newcomer's `hello` makes every instance send the leases it knows, its last hour of
+ * statistics and its waits. While Redis is down, events are dropped (each
+ * instance still audits and serves its own), and unsent seconds of statistics are sent
+ * when it is back.
+ */
+export class FleetBus {
+  private events: [LockEvent, string | null][] = [];
+  private records: AuditRecord[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  /** Seconds of own statistics sent up to (inclusive). */
+  private sentUpTo: number;
+  private alone = false;
+  /** Greetings received; a receiver count taken before the latest one is stale. */
+  private greetings = 0;
+  private sending: Promise<void> = Promise.resolve();
+  /** When another instance last said it has live subscribers, by instance. */
+  private readonly watchers = new Map<string, number>();
+  private lastWatchSaidMs = 0;
+  private lastWaitersMs = 0;
+  private hadWaiters = false;
+  private lastWaitsMs = 0;
+  private readonly flushMs: number;
+
+  constructor(private readonly options: FleetBusOptions) {
+    this.flushMs = options.flushMs ?? 100;
+    this.sentUpTo = Math.floor(Date.now() / 1000) - 1;
+    options.permits?.attachFleet();
+    options.waits?.attachFleet({
+      requestCancel: (wait) =>
+        this.send({
+          from: options.instanceId,
+          cancelWait: { ref: wait.ref, tenantId: wait.tenantId, waitId: wait.waitId ?? "" },
+        }),
+    });
+  }
+
+  /** Subscribes, greets the fleet and starts sending. */
+  start(): void {
+    this.options.transport.subscribe(
+      (message) => this.receive(message),
+      () => void this.send({ from: this.options.instanceId, hello: true }),
+    );
+    this.timer ??= setInterval(() => void this.flush(), this.flushMs);
+    this.timer.unref();
+  }
+
+  /** A lock event of this instance's stores, and the tenant owning its resource. */
+  lockEvent(event: LockEvent, tenantId: string | null): void {
+    if (this.alone || event.type === "refusal") return;
+    this.events.push([event, tenantId]);
+  }
+
+  /** An audit record this instance made. */
+  record(record: AuditRecord): void {
+    this.records.push(record);
+  }
+
+  /**
+   * Sends a revoke request to the other instances at once (not batched: it is rare and
+   * someone waits on it); false when Redis did not take it. The sender delivers its own.
+   */
+  requestRevoke(request: RevokeRequest): Promise<boolean> {
+    return this.send({ from: this.options.instanceId, revokeRequest: request });
+  }
+
+  /** Sends what is pending now; serialized. */
+  flush(): Promise<void> {
+    this.sending = this.sending.then(() => this.flushOnce());
+    return this.sending;
+  }
+
+  async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    await this.flush();
+    await this.options.transport.close();
+  }
+
+  private async flushOnce(): Promise<void> {
+    const { instanceId } = this.options;
+    const now = Date.now();
+    const events = this.someoneWatches(now) ? this.events : withoutShortHolds(this.events);
+    const records = this.records;
+    this.events = [];
+    this.records = [];
+    if (this.options.live.active && now - this.lastWatchSaidMs >= WATCH_EVERY_MS) {
+      if (await this.send({ from: instanceId, watching: true })) this.lastWatchSaidMs = now;
+    }
+    await this.sendWaiters(now);
+    await this.sendWaits(now);
+    await this.sendPermits();
+    for (let index = 0; index < events.length; index += MAX_EVENTS_PER_MESSAGE)
+      await this.send({
+        from: instanceId,
+        events: events.slice(index, index + MAX_EVENTS_PER_MESSAGE),
+      });
+    if (records.length > 0) await this.send({ from: instanceId, records });
+    const lastDone = Math.floor(Date.now() / 1000) - 1;
+    if (lastDone > this.sentUpTo) {
+      const from = Math.max(this.sentUpTo + 1, lastDone - STATS_WINDOW_SEC + 1);
+      if (await this.sendStats(from, lastDone)) this.sentUpTo = lastDone;
+    }
+  }
+
+  /** Every second while this instance has waiters, and once more when it has none left. */
+  private async sendWaiters(now: number): Promise<void> {
+    if (!this.options.waiters || now - this.lastWaitersMs < 1_000) return;
+    const counts = this.options.waiters();
+    if (counts.size === 0 && !this.hadWaiters) return;
+    if (await this.send({ from: this.options.instanceId, waiters: Object.fromEntries(counts) })) {
+      this.lastWaitersMs = now;
+      this.hadWaiters = counts.size > 0;
+    }
+  }
+
+  /**
+   * Its waits that started and ended since the last flush; every SHARE_WAITS_EVERY_MS all
+   * of them again (receivers forget waits not repeated in time). Nothing while alone.
+   */
+  private async sendWaits(now: number): Promise<void> {
+    const { waits, instanceId } = this.options;
+    if (!waits) return;
+    waits.remote.expire(now);
+    const { started, ended } = waits.takeChanges();
+    if (this.alone) return;
+    if (now - this.lastWaitsMs >= SHARE_WAITS_EVERY_MS) {
+      this.lastWaitsMs = now;
+      await this.sendAllWaits(ended);
+      return;
+    }
+    if (started.length > 0 || ended.length > 0) {
+      for (let index = 0; index < Math.max(started.length, 1); index += MAX_EVENTS_PER_MESSAGE)
+        await this.send({
+          from: instanceId,
+          waits: started.slice(index, index + MAX_EVENTS_PER_MESSAGE),
+          ...(index === 0 ? { waitsEnded: ended } : {}),
+        });
+    }
+  }
+
+  /** Its permit grants, renewals and releases since the last flush; nothing while alone. */
+  private async sendPermits(): Promise<void> {
+    const { permits, instanceId } = this.options;
+    if (!permits) return;
+    const { seen, ended } = permits.takeChanges();
+    if (this.alone || (seen.length === 0 && ended.length === 0)) return;
+    for (let index = 0; index < Math.max(seen.length, 1); index += MAX_EVENTS_PER_MESSAGE)
+      await this.send({
+        from: instanceId,
+        permits: seen.slice(index, index + MAX_EVENTS_PER_MESSAGE),
+        ...(index === 0 ? { permitsEnded: ended } : {}),
+      });
+  }
+
+  /** All its waits (chunked), and the ones that ended. */
+  private async sendAllWaits(ended: string[]): Promise<void> {
+    const { waits, instanceId } = this.options;
+    if (!waits) return;
+    const all = waits.ownShared();
+    if (all.length === 0 && ended.length === 0) return;
+    for (let index = 0; index < Math.max(all.length, 1); index += MAX_EVENTS_PER_MESSAGE)
+      await this.send({
+        from: instanceId,
+        waits: all.slice(index, index + MAX_EVENTS_PER_MESSAGE),
+        ...(index === 0 ? { waitsEnded: ended } : {}),
+      });
+  }
+
+  private someoneWatches(now: number): boolean {
+    for (const [instance, at] of this.watchers) {
+      if (now - at <= WATCH_TRUST_MS) return true;
+      this.watchers.delete(instance);
+    }
+    return false;
+  }
+
+  /** Sends own statistics of [fromSec, toSec]; false when a message could not be sent. */
+  private async sendStats(fromSec: number, toSec: number): Promise<boolean> {
+    const seconds = this.options.stats.ownSeconds(fromSec, toSec);
+    for (let index = 0; index < seconds.length; index += SECONDS_PER_MESSAGE) {
+      const sent = await this.send({
+        from: this.options.instanceId,
+        stats: seconds.slice(index, index + SECONDS_PER_MESSAGE),
+      });
+      if (!sent) return false;
+    }
+    return true;
+  }
+
+  private async send(message: FleetMessage): Promise<boolean> {
+    try {
+      const greetings = this.greetings;
+      const receivers = await this.options.transport.publish(JSON.stringify(message));
+      // Only this instance listens: events would go nowhere until someone says hello.
+      if (this.options.transport.countsReceivers && greetings === this.greetings)
+        this.alone = receivers <= 1;
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private receive(text: string): void {
+    let message: FleetMessage;
+    try {
+      message = JSON.parse(text) as FleetMessage;
+    } catch {
+      return;
+    }
+    if (typeof message !== "object" || message === null || typeof message.from !== "string") return;
+    if (message.from === this.options.instanceId) return;
+    try {
+      this.apply(message);
+    } catch (error) {
+      this.options.logger.warn({ err: error, from: message.from }, "fleet message not applied");
+    }
+  }
+
+  private apply(message: FleetMessage): void {
+    const { tracker, live, stats } = this.options;
+    if (message.watching) this.watchers.set(message.from, Date.now());
+    if (message.waiters !== undefined) stats.mergeRemoteWaiters(message.from, message.waiters);
+    const { waits } = this.options;
+    if (waits) {
+      if (Array.isArray(message.waits))
+        waits.remote.upsert(message.from, message.waits, Date.now());
+      if (Array.isArray(message.waitsEnded)) waits.remote.end(message.from, message.waitsEnded);
+      const cancel = message.cancelWait;
+      if (
+        typeof cancel === "object" &&
+        cancel !== null &&
+        typeof cancel.ref === "string" &&
+        typeof cancel.tenantId === "string" &&
+        typeof cancel.waitId === "string"
+      ) {
+        waits.cancelRef(cancel.ref, cancel.tenantId, cancel.waitId);
+      }
+    }
+    if (isRevokeRequest(message.revokeRequest))
+      this.options.revokes?.deliver(message.revokeRequest);
+    if (message.hello) {
+      this.greetings += 1;
+      this.alone = false;
+      void this.greet();
+    }
+    if (Array.isArray(message.leases)) for (const lease of message.leases) tracker.adopt(lease);
+    if (Array.isArray(message.permits)) this.options.permits?.adopt(message.permits);
+    if (Array.isArray(message.permitsEnded)) this.options.permits?.drop(message.permitsEnded);
+    if (Array.isArray(message.events)) {
+      for (const [event, tenantId] of message.events) {
+        const { lease } = tracker.observe(event);
+        if (!live.active) continue;
+        if (event.type === "expired" && lease === null) continue;
+        live.publish({ kind: "event", event: recordOfEvent(event, { tenantId, lease }) });
+      }
+    }
+    if (Array.isArray(message.records))
+      for (const record of message.records) live.publish({ kind: "event", event: record });
+    if (Array.isArray(message.stats))
+      for (const second of message.stats)
+        stats.mergeRemote(message.from, second.second, second.slots);
+  }
+
+  /** Answers a newcomer: the leases this instance knows and its last hour of statistics. */
+  private async greet(): Promise<void> {
+    const leases = [...this.options.tracker.all()];
+    for (let index = 0; index < leases.length; index += MAX_EVENTS_PER_MESSAGE)
+      await this.send({
+        from: this.options.instanceId,
+        leases: leases.slice(index, index + MAX_EVENTS_PER_MESSAGE),
+      });
+    const lastDone = Math.floor(Date.now() / 1000) - 1;
+    await this.sendStats(lastDone - STATS_WINDOW_SEC + 1, Math.min(lastDone, this.sentUpTo));
+    await this.sendAllWaits([]);
+    const permits = this.options.permits?.all() ?? [];
+    for (let index = 0; index < permits.length; index += MAX_EVENTS_PER_MESSAGE)
+      await this.send({
+        from: this.options.instanceId,
+        permits: permits.slice(index, index + MAX_EVENTS_PER_MESSAGE),
+      });
+  }
+}

@@ -1,0 +1,150 @@
+import type { Holder, Tier } from "@warden/contract";
+
+/** One live semaphore permit grant as the server saw it granted or renewed. */
+export interface TrackedPermit {
+  readonly tenantId: string;
+  readonly resource: string;
+  readonly businessKey: string;
+  readonly lockId: string;
+  /** Decimal string; null only on the local tier. */
+  readonly fence: string | null;
+  readonly holder: Holder;
+  readonly permits: number;
+  readonly tier: Tier;
+  readonly grantedAt: number;
+  /** Expiry as of the latest grant or renewal seen, ms since the Unix epoch (store clock). */
+  readonly expiresAt: number;
+}
+
+/** What the fleet bus takes from the tracker to share it. */
+export interface PermitChanges {
+  /** Grants and renewals this instance made since the last call. */
+  readonly seen: TrackedPermit[];
+  /** LockIds of grants this instance saw end since the last call. */
+  readonly ended: string[];
+}
+
+interface Entry {
+  permit: TrackedPermit;
+  /** True when this instance made the latest grant or renewal of it (it reports the expiry). */
+  local: boolean;
+}
+
+/** Most grants and renewals kept for the fleet bus between two flushes. */
+const MAX_PENDING = 50_000;
+
+/** Fields a permit from another instance must have to be kept. */
+function isPermit(value: unknown): value is TrackedPermit {
+  if (typeof value !== "object" || value === null) return false;
+  const p = value as Record<string, unknown>;
+  const holder = p["holder"] as Record<string, unknown> | null;
+  return (
+    typeof p["tenantId"] === "string" &&
+    typeof p["resource"] === "string" &&
+    typeof p["businessKey"] === "string" &&
+    typeof p["lockId"] === "string" &&
+    (typeof p["fence"] === "string" || p["fence"] === null) &&
+    typeof holder === "object" &&
+    holder !== null &&
+    typeof holder["clientId"] === "string" &&
+    typeof holder["ownerId"] === "string" &&
+    typeof p["permits"] === "number" &&
+    typeof p["tier"] === "string" &&
+    typeof p["grantedAt"] === "number" &&
+    typeof p["expiresAt"] === "number"
+  );
+}
+
+/**
+ * The semaphore permit grants the fleet holds, as far as this instance has seen them: its
+ * own grants and renewals, and, through the fleet bus, those of the other instances (a
+ * newcomer is sent every instance's list). The stores have no "list a resource's
+ * semaphore keys" call, so `holder.list` takes the keys from here and asks the store for
+ * each key's live grants — the store, not this map, decides what is listed
+ * (docs/decisions/0162). A grant whose expiry passed without a release or a renewal is
+ * reported as expired by the instance that last granted or renewed it.
+ */
+export class PermitTracker {
+  private readonly byLockId = new Map<string, Entry>();
+  private sharing = false;
+  private seenSince: TrackedPermit[] = [];
+  private endedSince: string[] = [];
+
+  /** The fleet bus shares this instance's changes from now on. */
+  attachFleet(): void {
+    this.sharing = true;
+  }
+
+  /** A grant or renewal this instance made. */
+  seen(permit: TrackedPermit): void {
+    this.byLockId.set(permit.lockId, { permit, local: true });
+    if (this.sharing && this.seenSince.length < MAX_PENDING) this.seenSince.push(permit);
+  }
+
+  /** A grant this instance saw end (released). */
+  ended(lockId: string): void {
+    if (!this.byLockId.delete(lockId)) return;
+    if (this.sharing && this.endedSince.length < MAX_PENDING) this.endedSince.push(lockId);
+  }
+
+  /** Grants and renewals of other instances. */
+  adopt(permits: readonly unknown[]): void {
+    for (const permit of permits) {
+      if (!isPermit(permit)) continue;
+      const known = this.byLockId.get(permit.lockId);
+      if (known && known.permit.expiresAt > permit.expiresAt) continue;
+      this.byLockId.set(permit.lockId, { permit, local: false });
+    }
+  }
+
+  /** Grants other instances saw end. */
+  drop(lockIds: readonly unknown[]): void {
+    for (const lockId of lockIds) if (typeof lockId === "string") this.byLockId.delete(lockId);
+  }
+
+  /** What changed here since the last call (for the fleet bus). */
+  takeChanges(): PermitChanges {
+    const changes = { seen: this.seenSince, ended: this.endedSince };
+    this.seenSince = [];
+    this.endedSince = [];
+    return changes;
+  }
+
+  /** Every grant known, for a newcomer. */
+  all(): TrackedPermit[] {
+    return [...this.byLockId.values()].map((entry) => entry.permit);
+  }
+
+  /** The business keys of a tenant's resource with a known live grant, sorted. */
+  keysOf(tenantId: string, resource: string): string[] {
+    const keys = new Set<string>();
+    for (const { permit } of this.byLockId.values()) {
+      if (permit.resource === resource && permit.tenantId === tenantId) {
+        keys.add(permit.businessKey);
+      }
+    }
+    return [...keys].sort();
+  }
+
+  /** Live grants known per resource (the console's and metrics' count). */
+  countsByResource(): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const { permit } of this.byLockId.values())
+      counts.set(permit.resource, (counts.get(permit.resource) ?? 0) + 1);
+    return counts;
+  }
+
+  /**
+   * Forgets the grants whose expiry is more than `graceMs` past at `now`; returns those
+   * this instance granted or renewed last (its to report), the others' are theirs.
+   */
+  sweep(now: number, graceMs: number): TrackedPermit[] {
+    const lapsed: TrackedPermit[] = [];
+    for (const [lockId, entry] of this.byLockId) {
+      if (entry.permit.expiresAt + graceMs > now) continue;
+      this.byLockId.delete(lockId);
+      if (entry.local) lapsed.push(entry.permit);
+    }
+    return lapsed;
+  }
+}

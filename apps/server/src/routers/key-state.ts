@@ -1,0 +1,108 @@
+import { InvalidArgumentError, LockUnavailableError } from "@warden/contract";
+import { businessKeySchema, resourceNameSchema } from "@warden/contract/wire";
+import { z } from "zod";
+import type { Principal, TenantPrincipal } from "../auth/principal.js";
+import type { TieredLocks } from "../locks/tiered-locks-port.js";
+import type { ResourceView } from "../registry/resource-view.js";
+import type { PermitInfo } from "../schemas/semaphore.js";
+import { authedProcedure, router } from "../trpc.js";
+
+/** Most keys one `keyState.keys` call inspects. */
+export const MAX_KEY_STATE_KEYS = 50;
+
+/** keyState.keys: some keys of one resource. */
+export const keyStateInputSchema = z.object({
+  resource: resourceNameSchema,
+  businessKeys: z.array(businessKeySchema).min(1).max(MAX_KEY_STATE_KEYS),
+});
+
+/** A mutex key: its live lease, or the lock-delay that holds it back (docs/decisions/0175). */
+export interface MutexKeyState {
+  readonly businessKey: string;
+  readonly lease: Awaited<ReturnType<TieredLocks["inspect"]>>;
+  /** While a lock-delay holds the free key back: until when (store clock) and how long is left. */
+  readonly lockDelay: { readonly until: number; readonly remainingMs: number } | null;
+}
+
+/** A semaphore key: its live permits (docs/decisions/0161). */
+export interface SemaphoreKeyState {
+  readonly businessKey: string;
+  readonly inUse: number;
+  readonly holders: readonly PermitInfo[];
+}
+
+// The semaphore use case answers a tenant's SDK and takes a tenant caller; it only checks
+// with it that the resource is visible. registry.get has already checked that for the real
+// principal (an operator sees every tenant's resources, a tenant key its own), so an
+// operator's read is made as the owning tenant's, for this inspect only.
+function readerOf(principal: Principal, resource: ResourceView): TenantPrincipal {
+  if (principal.kind === "tenant") return principal;
+  const owner: TenantPrincipal = {
+    kind: "tenant",
+    tenantId: resource.tenantId,
+    keyId: "console-read",
+    scopes: ["lock"],
+    requestsPerSecond: 0,
+  };
+  return owner;
+}
+
+/**
+ * What the console shows per key (docs/decisions/0177): read-only, with any principal that may
+ * see the resource (an operator of any role, or the tenant's own API key). `lock.inspect` and
+ * `semaphore.inspect` answer tenant API keys only.
+ */
+export const keyStateRouter = router({
+  /**
+   * The live state of up to 50 keys of one resource, in the order asked (duplicates once):
+   * a mutex key's lease or lock-delay, a semaphore key's permits in use and their holders.
+   * Unknown resources and other tenants' are UNKNOWN_RESOURCE alike.
+   */
+  keys: authedProcedure.input(keyStateInputSchema).query(async ({ ctx, input }) => {
+    const { services } = ctx;
+    const resource = await services.registry.get(input.resource, ctx.principal);
+    const businessKeys = [...new Set(input.businessKeys)];
+    const currentTier = services.locks.tier;
+    if (resource.kind === "semaphore") {
+      const ops = services.semaphoreUseCases;
+      if (!ops) throw new LockUnavailableError("this server was started without semaphores");
+      const caller = { principal: readerOf(ctx.principal, resource), clientId: null };
+      const keys: SemaphoreKeyState[] = await Promise.all(
+        businessKeys.map(async (businessKey) => {
+          const view = await ops.inspect(caller, { resource: resource.name, businessKey });
+          return { businessKey, inUse: view.inUse, holders: view.holders };
+        }),
+      );
+      return {
+        kind: "semaphore" as const,
+        totalPermits: resource.permits ?? 0,
+        lockDelayMs: resource.lockDelayMs,
+        keys,
+        currentTier,
+      };
+    }
+    if (resource.kind !== "mutex") {
+      throw new InvalidArgumentError("kind", `${resource.name} is a ${resource.kind} resource`);
+    }
+    const keys: MutexKeyState[] = await Promise.all(
+      businessKeys.map(async (businessKey) => {
+        const key = { resource: resource.name, businessKey };
+        const lease = await services.locks.inspect(key);
+        if (lease) return { businessKey, lease, lockDelay: null };
+        const delay = await services.locks.inspectDelay(key);
+        return {
+          businessKey,
+          lease: null,
+          lockDelay: delay ? { until: delay.lockDelayUntil, remainingMs: delay.remainingMs } : null,
+        };
+      }),
+    );
+    return {
+      kind: "mutex" as const,
+      totalPermits: null,
+      lockDelayMs: resource.lockDelayMs,
+      keys,
+      currentTier,
+    };
+  }),
+});

@@ -1,0 +1,47 @@
+import { Counter, Histogram, type Registry } from "prom-client";
+
+/** Outcomes of a read-write acquire, as the metrics label them. */
+export type RwOutcome = "granted" | "refused" | "timeout" | "unavailable" | "cancelled" | "error";
+
+/** The read-write lock's own Prometheus metrics, on the server's registry (docs/decisions/0166). */
+export class RwMetrics {
+  readonly acquires: Counter<"resource" | "mode" | "tier" | "outcome" | "app">;
+  readonly acquireDuration: Histogram<"resource" | "mode" | "tier" | "outcome">;
+  readonly releases: Counter<"resource" | "mode" | "outcome">;
+  readonly renewFailures: Counter<"resource">;
+  readonly expired: Counter<"resource" | "mode">;
+
+  constructor(registry: Registry) {
+    this.acquires = new Counter({
+      name: "warden_rwlock_acquires_total",
+      help: "rwlock.acquireRead/acquireWrite calls by resource, mode (read, write), tier, outcome (granted, refused, timeout, unavailable, cancelled, error) and calling application",
+      labelNames: ["resource", "mode", "tier", "outcome", "app"],
+      registers: [registry],
+    });
+    this.acquireDuration = new Histogram({
+      name: "warden_rwlock_acquire_duration_seconds",
+      help: "rwlock acquire latency, waits included, by resource, mode, tier and outcome",
+      labelNames: ["resource", "mode", "tier", "outcome"],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5, 30],
+      registers: [registry],
+    });
+    this.releases = new Counter({
+      name: "warden_rwlock_releases_total",
+      help: "rwlock.release calls by resource, mode and outcome (released, not-holder, error; mode unknown when refused)",
+      labelNames: ["resource", "mode", "outcome"],
+      registers: [registry],
+    });
+    this.renewFailures = new Counter({
+      name: "warden_rwlock_renew_failures_total",
+      help: "rwlock.extend calls refused or failed, by resource",
+      labelNames: ["resource"],
+      registers: [registry],
+    });
+    this.expired = new Counter({
+      name: "warden_rwlock_expired_total",
+      help: "read-write grants this instance made that ended at their lease without a release, by resource and mode",
+      labelNames: ["resource", "mode"],
+      registers: [registry],
+    });
+  }
+}

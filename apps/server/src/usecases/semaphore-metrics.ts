@@ -1,0 +1,46 @@
+import { Counter, Histogram, type Registry } from "prom-client";
+
+/** Outcomes of a semaphore acquire, as the metrics label them. */
+export type PermitOutcome =
+  | "granted"
+  | "refused"
+  | "timeout"
+  | "unavailable"
+  | "cancelled"
+  | "error";
+
+/** The semaphore's own Prometheus metrics, on the server's registry (docs/decisions/0161). */
+export class SemaphoreMetrics {
+  readonly acquires: Counter<"resource" | "tier" | "outcome" | "app">;
+  readonly acquireDuration: Histogram<"resource" | "tier" | "outcome">;
+  readonly releases: Counter<"resource" | "outcome">;
+  readonly renewFailures: Counter<"resource">;
+
+  constructor(registry: Registry) {
+    this.acquires = new Counter({
+      name: "warden_semaphore_acquires_total",
+      help: "semaphore.acquire calls by resource, tier, outcome (granted, refused, timeout, unavailable, cancelled, error) and calling application",
+      labelNames: ["resource", "tier", "outcome", "app"],
+      registers: [registry],
+    });
+    this.acquireDuration = new Histogram({
+      name: "warden_semaphore_acquire_duration_seconds",
+      help: "semaphore.acquire latency, waits included, by resource, tier and outcome",
+      labelNames: ["resource", "tier", "outcome"],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5, 30],
+      registers: [registry],
+    });
+    this.releases = new Counter({
+      name: "warden_semaphore_releases_total",
+      help: "semaphore.release calls by resource and outcome (released, not-holder, error)",
+      labelNames: ["resource", "outcome"],
+      registers: [registry],
+    });
+    this.renewFailures = new Counter({
+      name: "warden_semaphore_renew_failures_total",
+      help: "semaphore.extend calls refused or failed, by resource",
+      labelNames: ["resource"],
+      registers: [registry],
+    });
+  }
+}

@@ -1,0 +1,515 @@
+import { performance } from "node:perf_hooks";
+import { randomBytes } from "node:crypto";
+import {
+  InvalidArgumentError,
+  LeaseLostError,
+  LockTimeoutError,
+  LockUnavailableError,
+  NotHolderError,
+  WaitCancelledError,
+  type Holder,
+  type Tier,
+} from "@warden/contract";
+import type { PermitGrant, PermitView } from "@warden/core";
+import { auditRecord } from "../audit/audit-record.js";
+import type { TrackedPermit } from "../live/permit-tracker.js";
+import { sleepUntilWoken } from "../locks/sleep-until-woken.js";
+import type { ResourceView } from "../registry/resource-view.js";
+import type {
+  PermitInfo,
+  SemaphoreAcquireInput,
+  SemaphoreAcquireReply,
+  SemaphoreExtendInput,
+  SemaphoreExtendReply,
+  SemaphoreInspectReply,
+  SemaphoreKeyInput,
+  SemaphoreReleaseInput,
+  SemaphoreReleaseReply,
+} from "../schemas/semaphore.js";
+import { clientIdOf, type LockCaller } from "./lock-caller.js";
+import type { SemaphoreUseCaseDeps } from "./semaphore-deps.js";
+import type { PermitOutcome } from "./semaphore-metrics.js";
+
+/**
+ * A waiting acquire tries again at least this often (a release on any instance wakes it at
+ * once); also how long a fair waiter's place lives without a try.
+ */
+const RETRY_MAX_MS = 1_000;
+const FAIR_HEARTBEAT_MS = 5_000;
+/** How long past its expiry a permit nobody released or renewed is reported as expired. */
+const LAPSE_GRACE_MS = 1_000;
+/** Keys per `holder.list` page of a semaphore resource when the caller names no limit. */
+const LIST_KEYS_DEFAULT = 100;
+
+/** A live permit grant in a holder list: its key and the grant. */
+export interface ListedPermit extends PermitInfo {
+  readonly resource: string;
+  readonly businessKey: string;
+}
+
+/** Options of {@link SemaphoreUseCases.list}, as `holder.list` takes them. */
+export interface PermitListOptions {
+  readonly businessKey?: string;
+  readonly tier?: Tier;
+  /** A decimal position in the resource's sorted keys, from a previous page. */
+  readonly cursor?: string;
+  /** Keys per page. */
+  readonly limit?: number;
+}
+
+/** The semaphore operations every transport calls (docs/decisions/0161). */
+export interface SemaphoreUseCases {
+  acquire(
+    caller: LockCaller,
+    input: SemaphoreAcquireInput,
+    signal: AbortSignal,
+  ): Promise<SemaphoreAcquireReply>;
+  release(caller: LockCaller, input: SemaphoreReleaseInput): Promise<SemaphoreReleaseReply>;
+  extend(caller: LockCaller, input: SemaphoreExtendInput): Promise<SemaphoreExtendReply>;
+  inspect(caller: LockCaller, input: SemaphoreKeyInput): Promise<SemaphoreInspectReply>;
+  /**
+   * The live permit grants of a resource the caller was already checked to own (one key
+   * with `businessKey`), read from the store key by key; the keys of a whole resource come
+   * from the grants the fleet has seen (docs/decisions/0162). Paged by key.
+   */
+  list(
+    resource: ResourceView,
+    options: PermitListOptions,
+  ): Promise<{ holders: ListedPermit[]; cursor: string | null }>;
+  /**
+   * Reports the permit grants this instance granted or renewed last whose lease ran out
+   * without a release or renewal (checked with the store first) as `permit-expired`
+   * events: audited and sent to the live feed of every instance. Called every second.
+   */
+  reportLapsed(now?: number): Promise<void>;
+}
+
+function infoOf(view: PermitView): PermitInfo {
+  return {
+    lockId: view.lockId,
+    fence: view.fence,
+    holder: view.holder,
+    permits: view.permits,
+    grantedAt: view.grantedAt,
+    renewals: view.renewals,
+    expiresAt: view.expiresAt,
+    ttlMs: view.ttlMs,
+    tier: view.tier,
+  };
+}
+
+function outcomeOf(error: unknown): PermitOutcome {
+  if (error instanceof LockTimeoutError) return "timeout";
+  if (error instanceof WaitCancelledError) return "cancelled";
+  if (error instanceof LockUnavailableError) return "unavailable";
+  return "error";
+}
+
+function leaseOf(resource: ResourceView, leaseMs: number | undefined): number {
+  const lease = leaseMs ?? resource.defaultLeaseMs;
+  if (lease > resource.maxLeaseMs) {
+    throw new InvalidArgumentError(
+      "leaseMs",
+      `must be at most ${resource.maxLeaseMs} ms for ${resource.name}`,
+    );
+  }
+  return lease;
+}
+
+/** The resource's total; a semaphore resource always has one (checked at registration). */
+function totalOf(resource: ResourceView): number {
+  if (resource.permits === null) {
+    throw new InvalidArgumentError("permits", `${resource.name} has no permits configured`);
+  }
+  return resource.permits;
+}
+
+/**
+ * Builds the semaphore use cases. Each checks the caller's tenant owns the resource and
+ * that it is a semaphore (another tenant's resource is UNKNOWN_RESOURCE, a mutex is
+ * INVALID_ARGUMENT on `kind`) before touching a store, and owns its metrics, logs and audit.
+ */
+export function createSemaphoreUseCases(deps: SemaphoreUseCaseDeps): SemaphoreUseCases {
+  const { semaphoreMetrics: m } = deps;
+
+  function audit(
+    type: "permit-grant" | "permit-release",
+    resource: ResourceView,
+    view: PermitView,
+    fields: { leaseMs?: number; reason: string },
+  ): void {
+    deps.hub.record(
+      auditRecord({
+        type,
+        tenantId: resource.tenantId,
+        resource: resource.name,
+        businessKey: view.businessKey,
+        lockId: view.lockId,
+        fence: view.fence,
+        clientId: view.holder.clientId,
+        ownerId: view.holder.ownerId,
+        tier: view.tier,
+        leaseMs: fields.leaseMs ?? null,
+        reason: fields.reason,
+        at: Date.now(),
+        grantedAt: view.grantedAt,
+      }),
+    );
+  }
+
+  /** Tells the tracker (and through it the fleet) about a grant or renewal made here. */
+  function track(resource: ResourceView, view: PermitView): void {
+    deps.permits?.seen({
+      tenantId: resource.tenantId,
+      resource: view.resource,
+      businessKey: view.businessKey,
+      lockId: view.lockId,
+      fence: view.fence,
+      holder: view.holder,
+      permits: view.permits,
+      tier: view.tier,
+      grantedAt: view.grantedAt,
+      expiresAt: view.expiresAt,
+    });
+  }
+
+  async function acquire(
+    caller: LockCaller,
+    input: SemaphoreAcquireInput,
+    signal: AbortSignal,
+  ): Promise<SemaphoreAcquireReply> {
+    const clientId = clientIdOf(caller);
+    const resource = await deps.registry.resolve(input.resource, caller.principal);
+    const totalPermits = totalOf(resource);
+    const permits = input.permits ?? 1;
+    if (permits > totalPermits) {
+      throw new InvalidArgumentError(
+        "permits",
+        `must be at most the resource's total of ${totalPermits}`,
+      );
+    }
+    const leaseMs = leaseOf(resource, input.leaseMs);
+    const holder: Holder = { clientId, ownerId: input.ownerId };
+    const key = { resource: resource.name, businessKey: input.businessKey };
+    const waitMs = input.waitMs ?? 0;
+    // A waiting acquire of a fair resource keeps a place in the key's queue; a try only
+    // respects the queue (docs/decisions/0160).
+    const waiterId = resource.fair && waitMs > 0 ? randomBytes(12).toString("base64url") : null;
+    const fair = resource.fair ? { waiterId, heartbeatMs: FAIR_HEARTBEAT_MS } : undefined;
+    const started = performance.now();
+    const deadline = started + waitMs;
+    let outcome: PermitOutcome = "error";
+    let tier: Tier = deps.semaphores.tier;
+    let grant: PermitGrant | undefined;
+    // A wait is listed with the lock waiters (holder.waiters, fleet-wide) and ends with a
+    // shutdown's cancelAll; a release wakes it whether or not it is asleep yet.
+    const cancel = new AbortController();
+    const ended = AbortSignal.any([signal, cancel.signal]);
+    let woken = false;
+    let wake: () => void = () => {
+      woken = true;
+    };
+    const waiter =
+      waitMs > 0 && deps.waiters
+        ? deps.waiters.enqueue({
+            ref: waiterId ?? randomBytes(12).toString("base64url"),
+            fair: false,
+            key,
+            holder,
+            waitId: null,
+            tenantId: resource.tenantId,
+            wake: () => wake(),
+            cancel: () => cancel.abort(),
+          })
+        : null;
+    const unsubscribe = waiter ? deps.notifier.onRelease(key, () => wake()) : () => undefined;
+    try {
+      for (;;) {
+        woken = false;
+        const result = await deps.semaphores.acquire(
+          { ...key, holder, leaseMs, permits, totalPermits, ...(fair ? { fair } : {}) },
+          resource,
+        );
+        tier = result.tier;
+        if (result.granted) {
+          grant = result;
+          break;
+        }
+        const leftMs = deadline - performance.now();
+        if (leftMs <= 0) {
+          if (waitMs > 0) throw new LockTimeoutError(waitMs);
+          outcome = "refused";
+          if (deps.logger.isLevelEnabled("debug")) {
+            deps.logger.debug(
+              { op: "semaphore.acquire", ...key, permits, inUse: result.inUse, tier },
+              "permit refused",
+            );
+          }
+          return {
+            granted: false,
+            inUse: result.inUse,
+            totalPermits,
+            retryAfterMs: result.retryAfterMs,
+            queued: result.queued,
+            tier: result.tier,
+            currentTier: deps.locks.tier,
+          };
+        }
+        if (waiter) deps.waiters?.placed(waiter);
+        const pauseMs = Math.min(
+          leftMs,
+          RETRY_MAX_MS,
+          result.retryAfterMs > 0 ? result.retryAfterMs : RETRY_MAX_MS,
+        );
+        if (ended.aborted) throw new WaitCancelledError(null);
+        if (woken) continue;
+        const how = waiter
+          ? await sleepUntilWoken(pauseMs, ended, (onWake) => {
+              wake = onWake;
+              return () => {
+                wake = () => {
+                  woken = true;
+                };
+              };
+            })
+          : await sleepUntilWoken(pauseMs, ended, (onWake) => deps.notifier.onRelease(key, onWake));
+        if (how === "aborted") throw new WaitCancelledError(null);
+      }
+      outcome = "granted";
+    } catch (error) {
+      if (outcome === "error") outcome = outcomeOf(error);
+      throw error;
+    } finally {
+      unsubscribe();
+      if (waiter) deps.waiters?.remove(waiter);
+      const latencyS = (performance.now() - started) / 1000;
+      m.acquires.inc({
+        resource: resource.name,
+        tier,
+        outcome,
+        app: deps.metrics.apps.of(caller.principal),
+      });
+      m.acquireDuration.observe({ resource: resource.name, tier, outcome }, latencyS);
+      if (waiterId !== null && outcome !== "granted") {
+        // A grant leaves the queue by itself; a waiter that gives up leaves it here.
+        void deps.semaphores.leaveQueue({ ...key, waiterId }).catch(() => undefined);
+      }
+    }
+    track(resource, grant);
+    audit("permit-grant", resource, grant, {
+      leaseMs,
+      reason: `permits ${grant.permits}, ${grant.inUse}/${grant.totalPermits} in use`,
+    });
+    if (deps.logger.isLevelEnabled("debug")) {
+      deps.logger.debug(
+        {
+          op: "semaphore.acquire",
+          ...key,
+          lockId: grant.lockId,
+          fence: grant.fence,
+          permits: grant.permits,
+          inUse: grant.inUse,
+          tier: grant.tier,
+          leaseMs,
+          clientId,
+          ownerId: input.ownerId,
+        },
+        "permit granted",
+      );
+    }
+    return {
+      granted: true,
+      ...infoOf(grant),
+      inUse: grant.inUse,
+      totalPermits,
+      maxRenewals: resource.maxRenewals,
+      currentTier: deps.locks.tier,
+    };
+  }
+
+  async function release(
+    caller: LockCaller,
+    input: SemaphoreReleaseInput,
+  ): Promise<SemaphoreReleaseReply> {
+    const resource = await deps.registry.get(input.resource, caller.principal);
+    const key = { resource: resource.name, businessKey: input.businessKey };
+    let view: PermitView;
+    try {
+      view = await deps.semaphores.release({ ...key, lockId: input.lockId, tier: input.tier });
+    } catch (error) {
+      m.releases.inc({
+        resource: resource.name,
+        outcome: error instanceof NotHolderError ? "not-holder" : "error",
+      });
+      throw error;
+    }
+    m.releases.inc({ resource: resource.name, outcome: "released" });
+    deps.permits?.ended(view.lockId);
+    deps.notifier.released(key);
+    audit("permit-release", resource, view, { reason: `permits ${view.permits}` });
+    deps.logger.debug(
+      { op: "semaphore.release", ...key, lockId: view.lockId, tier: view.tier },
+      "permit released",
+    );
+    return { released: true, permit: infoOf(view), currentTier: deps.locks.tier };
+  }
+
+  async function extend(
+    caller: LockCaller,
+    input: SemaphoreExtendInput,
+  ): Promise<SemaphoreExtendReply> {
+    const resource = await deps.registry.resolve(input.resource, caller.principal);
+    const leaseMs = leaseOf(resource, input.leaseMs);
+    const key = { resource: resource.name, businessKey: input.businessKey };
+    try {
+      await checkRenewalLimit(caller, resource, input);
+      const view = await deps.semaphores.extend({
+        ...key,
+        lockId: input.lockId,
+        tier: input.tier,
+        leaseMs,
+      });
+      track(resource, view);
+      return { permit: infoOf(view), currentTier: deps.locks.tier };
+    } catch (error) {
+      m.renewFailures.inc({ resource: resource.name });
+      throw error;
+    }
+  }
+
+  /**
+   * Refuses a renewal past the resource's maxRenewals, as the lock's extend does: the
+   * store counts a grant's renewals (the same on every instance), so the key's live grants
+   * are read first. A lockId the key has no live grant of passes, and the extend answers
+   * NOT_HOLDER.
+   */
+  async function checkRenewalLimit(
+    caller: LockCaller,
+    resource: ResourceView,
+    input: SemaphoreExtendInput,
+  ): Promise<void> {
+    const max = resource.maxRenewals;
+    if (max === null) return;
+    const key = { resource: resource.name, businessKey: input.businessKey };
+    const views = await deps.semaphores.inspect(key);
+    const current = views
+      .flatMap((view) => view.holders)
+      .find((permit) => permit.lockId === input.lockId);
+    if (!current || current.renewals < max) return;
+    deps.logger.warn(
+      {
+        op: "semaphore.extend",
+        ...key,
+        lockId: current.lockId,
+        fence: current.fence,
+        reason: "renewal-limit",
+      },
+      "renewal refused",
+    );
+    deps.hub.record(
+      auditRecord({
+        type: "renewal-refused",
+        tenantId: caller.principal.tenantId,
+        ...key,
+        lockId: current.lockId,
+        fence: current.fence,
+        clientId: current.holder.clientId,
+        ownerId: current.holder.ownerId,
+        tier: current.tier,
+        reason: "renewal-limit",
+        at: Date.now(),
+        grantedAt: current.grantedAt,
+      }),
+    );
+    throw new LeaseLostError(
+      input.lockId,
+      `permit ${input.lockId} reached the renewal limit of ${resource.name} (${max}); the lease runs out — finish or acquire again`,
+    );
+  }
+
+  async function inspect(
+    caller: LockCaller,
+    input: SemaphoreKeyInput,
+  ): Promise<SemaphoreInspectReply> {
+    const resource = await deps.registry.get(input.resource, caller.principal);
+    const views = await deps.semaphores.inspect({
+      resource: resource.name,
+      businessKey: input.businessKey,
+    });
+    const holders = views.flatMap((view) => view.holders.map(infoOf));
+    holders.sort((a, b) => a.expiresAt - b.expiresAt);
+    return {
+      holders,
+      inUse: holders.reduce((sum, holder) => sum + holder.permits, 0),
+      totalPermits: resource.permits ?? 0,
+      currentTier: deps.locks.tier,
+    };
+  }
+
+  async function list(
+    resource: ResourceView,
+    options: PermitListOptions,
+  ): Promise<{ holders: ListedPermit[]; cursor: string | null }> {
+    const keys =
+      options.businessKey === undefined
+        ? (deps.permits?.keysOf(resource.tenantId, resource.name) ?? [])
+        : [options.businessKey];
+    const from = options.cursor === undefined ? 0 : Number(options.cursor);
+    const limit = options.limit ?? LIST_KEYS_DEFAULT;
+    const page = keys.slice(from, from + limit);
+    const views = await Promise.all(
+      page.map((businessKey) => deps.semaphores.inspect({ resource: resource.name, businessKey })),
+    );
+    const holders: ListedPermit[] = [];
+    for (const view of views.flat()) {
+      for (const permit of view.holders) {
+        if (options.tier !== undefined && permit.tier !== options.tier) continue;
+        holders.push({
+          resource: permit.resource,
+          businessKey: permit.businessKey,
+          ...infoOf(permit),
+        });
+      }
+    }
+    return { holders, cursor: from + limit < keys.length ? String(from + limit) : null };
+  }
+
+  let sweeping = false;
+  async function reportLapsed(now = Date.now()): Promise<void> {
+    if (sweeping || !deps.permits) return;
+    sweeping = true;
+    try {
+      for (const permit of deps.permits.sweep(now, LAPSE_GRACE_MS)) await reportOne(permit);
+    } finally {
+      sweeping = false;
+    }
+  }
+
+  /** Reports one lapsed grant, unless the store still holds it (renewed where we did not see). */
+  async function reportOne(permit: TrackedPermit): Promise<void> {
+    const views = await deps.semaphores.inspect(permit).catch(() => null);
+    const live = views?.flatMap((view) => view.holders).find((p) => p.lockId === permit.lockId);
+    if (live) {
+      deps.permits?.seen({ ...permit, expiresAt: live.expiresAt });
+      return;
+    }
+    deps.hub.record(
+      auditRecord({
+        type: "permit-expired",
+        tenantId: permit.tenantId,
+        resource: permit.resource,
+        businessKey: permit.businessKey,
+        lockId: permit.lockId,
+        fence: permit.fence,
+        clientId: permit.holder.clientId,
+        ownerId: permit.holder.ownerId,
+        tier: permit.tier,
+        reason: `lapsed: permits ${permit.permits}, no release or renewal before the lease ran out`,
+        at: permit.expiresAt,
+        grantedAt: permit.grantedAt,
+      }),
+    );
+  }
+
+  return { acquire, release, extend, inspect, list, reportLapsed };
+}

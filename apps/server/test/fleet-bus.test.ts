@@ -1,0 +1,141 @@
+import { pino } from "pino";
+import { describe, expect, it } from "vitest";
+import { FleetBus, type FleetTransport } from "../src/live/fleet-bus.js";
+import { LiveBus } from "../src/live/live-bus.js";
+import { LeaseTracker } from "../src/stats/lease-tracker.js";
+import { StatsCollector } from "../src/stats/stats-collector.js";
+
+/**
+ * An in-process channel standing in for Redis pub/sub in these unit tests of the bus's
+ * own rules (the Redis transport is exercised in fleet-live-and-stats.test.ts).
+ */
+class Channel {
+  readonly members: { onMessage: (m: string) => void; onReady: () => void }[] = [];
+  up = true;
+  transport(): FleetTransport {
+    return {
+      countsReceivers: true,
+      publish: async (message) => {
+        if (!this.up) throw new Error("Redis is unreachable");
+        for (const member of this.members) member.onMessage(message);
+        return this.members.length;
+      },
+      subscribe: (onMessage, onReady) => {
+        this.members.push({ onMessage, onReady });
+        onReady();
+      },
+      close: async () => undefined,
+    };
+  }
+}
+
+function member(channel: Channel, name: string) {
+  const stats = new StatsCollector();
+  const tracker = new LeaseTracker();
+  const live = new LiveBus();
+  const bus = new FleetBus({
+    transport: channel.transport(),
+    instanceId: name,
+    live,
+    tracker,
+    stats,
+    logger: pino({ level: "silent" }),
+    flushMs: 60_000,
+  });
+  bus.start();
+  return { stats, tracker, bus, live };
+}
+
+const grant = (lockId: string, at: number) =>
+  ({
+    type: "grant",
+    resource: "res:a",
+    businessKey: lockId,
+    tier: "redis",
+    at,
+    lockId,
+    fence: "1",
+    holder: { clientId: "c", ownerId: "o" },
+    leaseMs: 30_000,
+    reentry: 1,
+    grantedAt: at,
+    renewals: 0,
+  }) as const;
+
+describe("fleet bus", () => {
+  it("statistics of the seconds it could not send are sent once the channel is back", async () => {
+    const channel = new Channel();
+    const a = member(channel, "a");
+    const b = member(channel, "b");
+    channel.up = false;
+    for (let i = 0; i < 7; i += 1) a.stats.recordAcquire("res:a", "granted", 1);
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    await a.bus.flush();
+    expect(b.stats.totals(60).get("res:a")?.acquires ?? 0).toBe(0);
+    channel.up = true;
+    await a.bus.flush();
+    expect(b.stats.totals(60).get("res:a")?.acquires).toBe(7);
+    // Sent again (a newcomer's greeting): replaced, not added.
+    channel.members[0]!.onMessage(JSON.stringify({ from: "c", hello: true }));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await a.bus.flush();
+    expect(b.stats.totals(60).get("res:a")?.acquires).toBe(7);
+  });
+
+  it("buffers no lock events while it is the only member, and shares leases with a newcomer", async () => {
+    const channel = new Channel();
+    const a = member(channel, "a");
+    // The greeting told it that it is alone.
+    await a.bus.flush();
+    const event = grant("L1", Date.now());
+    a.tracker.observe(event);
+    a.bus.lockEvent(event, "t1");
+    expect((a.bus as unknown as { events: unknown[] }).events).toHaveLength(0);
+    const b = member(channel, "b");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(b.tracker.find({ resource: "res:a", businessKey: "L1" }, "L1")?.fence).toBe("1");
+    const next = grant("L2", Date.now());
+    a.bus.lockEvent(next, "t1");
+    await a.bus.flush();
+    expect(b.tracker.find({ resource: "res:a", businessKey: "L2" }, "L2")).toBeDefined();
+  });
+
+  it("leaves out holds that begin and end in one batch unless some instance has a live subscriber", async () => {
+    const channel = new Channel();
+    const a = member(channel, "a");
+    const b = member(channel, "b");
+    const seen: string[] = [];
+    const cycle = async (lockId: string) => {
+      const at = Date.now();
+      a.bus.lockEvent(grant(lockId, at), "t1");
+      a.bus.lockEvent(
+        {
+          type: "release",
+          resource: "res:a",
+          businessKey: lockId,
+          tier: "redis",
+          at: at + 1,
+          lockId,
+          fence: "1",
+          holder: { clientId: "c", ownerId: "o" },
+          grantedAt: at,
+          renewals: 0,
+          released: true,
+          reentry: 0,
+        },
+        "t1",
+      );
+      await a.bus.flush();
+    };
+    const unsubscribe = b.live.subscribe((m) => {
+      if (m.kind === "event") seen.push(`${m.event.type}:${m.event.lockId}`);
+    });
+    await cycle("SHORT");
+    // Nobody had said it watches yet: the short hold stayed home.
+    expect(seen).toEqual([]);
+    await b.bus.flush(); // b says it has a live subscriber
+    await cycle("SEEN");
+    expect(seen).toEqual(["grant:SEEN", "release:SEEN"]);
+    unsubscribe();
+  });
+});

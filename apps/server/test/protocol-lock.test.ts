@@ -1,0 +1,179 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
+import { startHttpServer, type HttpServerHandle } from "../src/http/server.js";
+import { LOCK_SUBPROTOCOL } from "../src/protocol/wire.js";
+import {
+  registerResource,
+  startHarness,
+  type Harness,
+  type TenantHandle,
+} from "./support/harness.js";
+
+let h: Harness;
+let http: HttpServerHandle;
+let tenant: TenantHandle;
+
+beforeAll(async () => {
+  h = await startHarness();
+  http = await startHttpServer(h.services, {
+    host: "127.0.0.1",
+    port: 0,
+    maxBodyBytes: 64 * 1024,
+    shutdownGraceMs: 2_000,
+  });
+  tenant = await h.tenant();
+});
+afterAll(async () => {
+  await http?.close();
+  await h?.close();
+});
+
+type Entry = [number, 0 | 1 | "released", unknown];
+
+/** A bare client of the batched lock protocol. */
+async function connect(apiKey: string, clientId = "proto-client") {
+  const ws = new WebSocket(`${http.url.replace("http", "ws")}/trpc`, LOCK_SUBPROTOCOL);
+  const entries: Entry[] = [];
+  ws.on("message", (data: Buffer) => {
+    for (const entry of JSON.parse(data.toString("utf8")) as Entry[]) entries.push(entry);
+  });
+  await new Promise<void>((resolve, reject) => {
+    ws.once("open", () => resolve());
+    ws.once("error", reject);
+  });
+  ws.send(JSON.stringify({ hello: { apiKey, clientId } }));
+  let nextId = 1;
+  return {
+    ws,
+    entries,
+    /** Sends commands in one frame and resolves with their answers, by position. */
+    async send(...commands: [string, unknown][]): Promise<Entry[]> {
+      const ids = commands.map(() => nextId++);
+      ws.send(JSON.stringify(commands.map(([op, input], i) => [ids[i], op, input])));
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        const found = ids.map((id) => entries.find((entry) => entry[0] === id));
+        if (found.every((entry) => entry !== undefined)) return found;
+        if (Date.now() > deadline) throw new Error("no answer within 10 s");
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    },
+  };
+}
+
+describe("the batched lock protocol", () => {
+  it("renews many leases in one command and answers each on its own", async () => {
+    const resource = await registerResource(tenant);
+    const client = await connect(tenant.key);
+    const grants = await client.send(
+      ["acquire", { resource, businessKey: "a", ownerId: "o" }],
+      ["acquire", { resource, businessKey: "b", ownerId: "o" }],
+    );
+    const [a, b] = grants.map((entry) => entry[2] as { lockId: string; tier: string });
+    const [renewed] = await client.send([
+      "renew",
+      {
+        items: [
+          { resource, businessKey: "a", lockId: a!.lockId, tier: a!.tier, leaseMs: 20_000 },
+          // Not this key's grant: refused alone.
+          { resource, businessKey: "b", lockId: a!.lockId, tier: a!.tier },
+          { resource, businessKey: "b", lockId: b!.lockId, tier: b!.tier },
+        ],
+      },
+    ]);
+    expect(renewed![1]).toBe(0);
+    const { results, currentTier } = renewed![2] as {
+      results: { ttlMs?: number; error?: { data: { wardenCode: string } } }[];
+      currentTier: string;
+    };
+    expect(currentTier).toBe("redis");
+    expect(results[0]!.ttlMs).toBeGreaterThan(15_000);
+    expect(results[1]!.error?.data.wardenCode).toBe("NOT_HOLDER");
+    expect(results[2]!.ttlMs).toBeGreaterThan(0);
+    const [inspected] = await client.send(["inspect", { resource, businessKey: "b" }]);
+    expect(inspected![2]).toMatchObject({ lease: { lockId: b!.lockId } });
+    client.ws.close();
+  });
+
+  it("a refused try that asks to watch is told when the key is freed", async () => {
+    const resource = await registerResource(tenant);
+    const holder = await connect(tenant.key, "holder");
+    const watcher = await connect(tenant.key, "watcher");
+    const [grant] = await holder.send(["acquire", { resource, businessKey: "k", ownerId: "h" }]);
+    const { lockId, tier } = grant![2] as { lockId: string; tier: string };
+    const [refused] = await watcher.send([
+      "acquire",
+      { resource, businessKey: "k", ownerId: "w", watch: true },
+    ]);
+    expect(refused![2]).toMatchObject({ granted: false, watch: true });
+    expect(watcher.entries.some((entry) => entry[1] === "released")).toBe(false);
+    await holder.send(["release", { resource, businessKey: "k", lockId, tier }]);
+    const deadline = Date.now() + 5_000;
+    while (!watcher.entries.some((entry) => entry[1] === "released") && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(watcher.entries.find((entry) => entry[1] === "released")?.[2]).toEqual([
+      [resource, "k"],
+    ]);
+    holder.ws.close();
+    watcher.ws.close();
+  });
+
+  it("a fair resource's refusal is never watched", async () => {
+    const resource = await registerResource(tenant, { fair: true });
+    const client = await connect(tenant.key);
+    await client.send(["acquire", { resource, businessKey: "k", ownerId: "h" }]);
+    const [refused] = await client.send([
+      "acquire",
+      { resource, businessKey: "k", ownerId: "w", watch: true },
+    ]);
+    expect(refused![2]).toMatchObject({ granted: false, watch: false });
+    client.ws.close();
+  });
+
+  it("each command spends the tenant's request quota; refused ones change nothing", async () => {
+    const slow = await h.tenant(undefined, 3);
+    const resource = await registerResource(slow);
+    const client = await connect(slow.key);
+    const keys = Array.from({ length: 8 }, (_, i) => `q${i}`);
+    const answers = await client.send(
+      ...keys.map((businessKey): [string, unknown] => [
+        "acquire",
+        { resource, businessKey, ownerId: "o" },
+      ]),
+    );
+    const refused = keys.filter((_, i) => answers[i]![1] === 1);
+    // A burst of at most 3 tokens: most of the frame is refused, one by one.
+    expect(refused.length).toBeGreaterThanOrEqual(5);
+    for (const [i, key] of keys.entries()) {
+      if (answers[i]![1] === 0) continue;
+      expect(answers[i]![2]).toMatchObject({ data: { wardenCode: "QUOTA_EXCEEDED" } });
+      expect(await h.services.locks.inspect({ resource, businessKey: key })).toBeNull();
+    }
+    client.ws.close();
+  });
+
+  it("a frame that breaks the protocol closes the socket", async () => {
+    const client = await connect(tenant.key);
+    const closed = new Promise<number>((resolve) => client.ws.once("close", resolve));
+    client.ws.send("{not json");
+    expect(await closed).toBe(1008);
+  });
+
+  it("another tenant's resource behaves exactly like an unknown one", async () => {
+    const other = await h.tenant();
+    const foreign = await registerResource(other);
+    const client = await connect(tenant.key);
+    const [theirs, none] = await client.send(
+      ["acquire", { resource: foreign, businessKey: "k", ownerId: "o" }],
+      ["acquire", { resource: "res:nobody-has-this", businessKey: "k", ownerId: "o" }],
+    );
+    const strip = (entry: Entry) => {
+      const error = entry[2] as { message: string; data: Record<string, unknown> };
+      return { code: error.data.wardenCode, kind: entry[1] };
+    };
+    expect(strip(theirs!)).toEqual(strip(none!));
+    expect(strip(theirs!).code).toBe("UNKNOWN_RESOURCE");
+    client.ws.close();
+  });
+});

@@ -1,0 +1,153 @@
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { createContextInner } from "../src/context.js";
+import type { LiveMessage } from "../src/live/live-bus.js";
+import { createCaller } from "../src/routers/_app.js";
+import { startHarness, uid, type Harness, type TenantHandle } from "./support/harness.js";
+
+// Permit holder lists and permit events across server instances (docs/decisions/0162): two
+// instances on one real Redis and MariaDB, sharing the fleet bus; a third joins later.
+
+/** Polls `find` every 50 ms for up to 15 s; its first defined answer. */
+async function eventually<T>(find: () => T | undefined | Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const found = await find();
+    if (found !== undefined) return found;
+    if (Date.now() > deadline) throw new Error("nothing within 15 s");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+let a: Harness;
+let b: Harness;
+let tenant: TenantHandle;
+let semaphore: string;
+
+const on = (h: Harness, clientId: string) =>
+  createCaller(createContextInner(h.services, { apiKey: tenant.key, clientId }));
+
+beforeAll(async () => {
+  a = await startHarness({ fleet: true, releaseBridge: true });
+  b = await startHarness({ fleet: true, releaseBridge: true, shareWith: a });
+  tenant = await a.tenant();
+  semaphore = `sem:${uid()}`;
+  await tenant.caller().resource.create({
+    name: semaphore,
+    kind: "semaphore",
+    permits: 4,
+    defaultLeaseMs: 5_000,
+    maxLeaseMs: 20_000,
+    maxRenewals: null,
+    expectedHoldMs: null,
+    degrade: true,
+    localFallback: "deny",
+    fair: false,
+    waitReplicas: 0,
+    description: "fleet permits",
+  });
+});
+afterAll(async () => {
+  await b?.close();
+  await a?.close();
+});
+
+it("a permit granted on one instance is listed on the other, follows its renewals and leaves with its release", async () => {
+  const key = `fleet-${uid()}`;
+  const onA = on(a, "sdk-1");
+  const onB = on(b, "sdk-1");
+  const grant = await onA.semaphore.acquire({
+    resource: semaphore,
+    businessKey: key,
+    ownerId: "w",
+    permits: 3,
+  });
+  if (!grant.granted) throw new Error("expected a grant");
+  const listed = await eventually(async () => {
+    const page = await onB.holder.list({ resource: semaphore });
+    return page.holders.find((p) => p.lockId === grant.lockId);
+  });
+  expect(listed).toMatchObject({
+    kind: "permit",
+    businessKey: key,
+    permits: 3,
+    fence: grant.fence,
+  });
+
+  // The client fails over to B and renews there; then releases through A.
+  await onB.semaphore.extend({
+    resource: semaphore,
+    businessKey: key,
+    lockId: grant.lockId,
+    tier: grant.tier,
+  });
+  await onA.semaphore.release({
+    resource: semaphore,
+    businessKey: key,
+    lockId: grant.lockId,
+    tier: grant.tier,
+  });
+  await eventually(async () => {
+    const page = await onB.holder.list({ resource: semaphore });
+    return page.holders.some((p) => p.lockId === grant.lockId) ? undefined : true;
+  });
+});
+
+it("a permit nobody renews is reported expired once, by the instance that granted it, on every instance's live feed", async () => {
+  const seenOnB: LiveMessage[] = [];
+  const unsubscribe = b.services.live.subscribe((message) => seenOnB.push(message));
+  try {
+    const key = `lapse-${uid()}`;
+    const grant = await on(a, "sdk-2").semaphore.acquire({
+      resource: semaphore,
+      businessKey: key,
+      ownerId: "gone",
+      leaseMs: 300,
+    });
+    if (!grant.granted) throw new Error("expected a grant");
+    const expired = await eventually(
+      () =>
+        seenOnB.flatMap((m) =>
+          m.kind === "event" && m.event.type === "permit-expired" && m.event.lockId === grant.lockId
+            ? [m.event]
+            : [],
+        )[0],
+    );
+    expect(expired).toMatchObject({ tenantId: tenant.id, fence: grant.fence, ownerId: "gone" });
+    // Audited once (the row id is the record's: a second report would be a second row).
+    const rows = await eventually(async () => {
+      const found = await a.prisma.lockEvent.findMany({
+        where: { lockId: grant.lockId, type: "permit-expired" },
+      });
+      return found.length > 0 ? found : undefined;
+    });
+    expect(rows).toHaveLength(1);
+  } finally {
+    unsubscribe();
+  }
+});
+
+it("an instance that joins later lists the permits the fleet already holds", async () => {
+  const key = `late-${uid()}`;
+  const grant = await on(a, "sdk-3").semaphore.acquire({
+    resource: semaphore,
+    businessKey: key,
+    ownerId: "early",
+  });
+  if (!grant.granted) throw new Error("expected a grant");
+  const c = await startHarness({ fleet: true, releaseBridge: true, shareWith: a });
+  try {
+    const listed = await eventually(async () => {
+      const page = await on(c, "console").holder.list({ resource: semaphore });
+      return page.holders.find((p) => p.lockId === grant.lockId);
+    });
+    expect(listed).toMatchObject({ kind: "permit", holder: { ownerId: "early" } });
+  } finally {
+    await c.close();
+    await on(a, "sdk-3").semaphore.release({
+      resource: semaphore,
+      businessKey: key,
+      lockId: grant.lockId,
+      tier: grant.tier,
+    });
+  }
+});
