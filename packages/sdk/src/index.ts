@@ -9,7 +9,30 @@ export { createWarden, Warden } from "./client/warden.js";
 export type { LockInfo, WaiterInfo } from "./client/views.js";
 export type { KnownPolicy } from "./policy/policy-cache.js";
 export type { ConnectionState } from "./transport/connection.js";
-export { Lock } from "./lock/lock.js";
+export { Lock, type RevokeRequest } from "./lock/lock.js";
+export {
+  LockSet,
+  MAX_KEYS_PER_SET,
+  canonicalKeys,
+  type AcquireAllOptions,
+} from "./coordination/acquire-all.js";
+export {
+  Campaign,
+  type CampaignOptions,
+  type DemotionReason,
+  type Leadership,
+  type LeaderInfo,
+  type WatchOptions,
+} from "./coordination/campaign.js";
+export { Semaphore, type PermitAcquireOptions, type SemaphoreInfo } from "./semaphore/semaphore.js";
+export { Permit } from "./semaphore/permit.js";
+export {
+  RwLock,
+  type RwAcquireOptions,
+  type RwGrantInfo,
+  type RwLockInfo,
+} from "./rwlock/rw-lock.js";
+export { RwLease, type RwMode } from "./rwlock/rw-lease.js";
 export { WARDEN_DEFAULTS, type WardenOptions } from "./options/warden-options.js";
 export { ACQUIRE_DEFAULTS, type AcquireOptions } from "./options/acquire-options.js";
 export { SDK_VERSION } from "./version.js";
@@ -39,6 +62,12 @@ export {
   type RedisScriptHost,
 } from "./guards/redis/index.js";
 export {
+  TransportError,
+  ServerUnreachableError,
+  ReplyLostError,
+  ClientClosedError,
+} from "./transport/transport-errors.js";
+export {
   WardenError,
   InvalidArgumentError,
   UnknownResourceError,
@@ -49,8 +78,9 @@ export {
   OutcomeUnknownError,
   UnauthorizedError,
   StaleFenceError,
+  ErrorCode,
   compareFences,
   parseFence,
   type Tier,
   type Holder,
-} from "@warden/core";
+} from "@warden/contract";

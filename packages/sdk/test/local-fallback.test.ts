@@ -47,7 +47,7 @@ test("server unreachable: deny → LockUnavailableError, allow → local lock; t
   expect(local.fence).toBeNull();
   // In-process exclusion still holds between the tasks of this process.
   expect(await warden.tryAcquire(allow, "k")).toBeNull();
-  // Fence guards refuse a lock without a fence (S5).
+  // Fence guards refuse a lock without a fence (docs/design.md#fail-closed).
   await expect(
     fencedUpdate(ledger.pool, local, { table: ledger.table, set: { value: 1 }, where: { id: 1 } }),
   ).rejects.toBeInstanceOf(LockUnavailableError);

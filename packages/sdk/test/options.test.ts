@@ -79,9 +79,10 @@ describe("server errors map to the typed errors of @warden/core in one place", (
     );
     expect(timeout.kind === "answer" && timeout.error).toEqual(new LockTimeoutError(250));
     const holder = classifyFailure(
-      serverError("lock L does not hold this key; another grant does", {
+      serverError("lock L no longer holds this key", {
         code: "PRECONDITION_FAILED",
         wardenCode: "NOT_HOLDER",
+        details: { lockId: "L", reason: "other-holder" },
       }),
       ctx,
     );

@@ -17,7 +17,7 @@ afterAll(async () => {
   await stack?.close();
 });
 
-test("connection dropped mid-wait: OutcomeUnknownError, and the acquire is never re-sent after the reconnect (S8)", async () => {
+test("connection dropped mid-wait: OutcomeUnknownError, and the acquire is never re-sent after the reconnect", async () => {
   const resource = await stack.resource("s8-drop");
   const direct = stack.client();
   const viaProxy = stack.client({ url: proxy.url, reconnectMaxDelayMs: 200 });

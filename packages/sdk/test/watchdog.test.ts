@@ -139,7 +139,7 @@ describe("watchdog deadlines (monotonic, from when a renewal was SENT)", () => {
   });
 });
 
-describe("release ordering (seed 001 §3.2)", () => {
+describe("release ordering: the watchdog stops before the release", () => {
   test("the watchdog stops before the release is sent; a renewal in flight settles first and none follows", async () => {
     const events: string[] = [];
     const backend: LeaseBackend = {

@@ -1,4 +1,4 @@
-import { LockUnavailableError } from "@warden/core";
+import { LockUnavailableError } from "@warden/contract";
 import type { ClientContext } from "../client/client-context.js";
 import type { Lease, LeaseLifecycle } from "../lease/lease.js";
 import type { ResolvedAcquire } from "../options/resolve-acquire-options.js";
@@ -8,8 +8,8 @@ import { registerLease } from "./open-lease.js";
 
 /**
  * The policy under which `resource` may get an in-process lock while the server is
- * unreachable, or the `LockUnavailableError` that says why not (S5: a policy this client
- * never learnt counts as `deny`).
+ * unreachable, or the `LockUnavailableError` that says why not (docs/design.md#fail-closed: a
+ * policy this client never learnt counts as `deny`).
  */
 export function localPolicy(
   ctx: ClientContext,

@@ -3,7 +3,7 @@ import {
   LockUnavailableError,
   OutcomeUnknownError,
   UnknownResourceError,
-} from "@warden/core";
+} from "@warden/contract";
 import type { ClientContext } from "../client/client-context.js";
 import type { LeaseFacts } from "../lease/lease-facts.js";
 import type { Lease, LeaseLifecycle } from "../lease/lease.js";
@@ -12,6 +12,7 @@ import { ambientOwner, newOwnerId } from "../owner/owner-scope.js";
 import { fullJitterDelayMs } from "../time/full-jitter.js";
 import { monotonicNow } from "../time/monotonic.js";
 import { sleep } from "../time/timers.js";
+import { grantAttributes, keyAttributes, traced } from "../telemetry/tracing.js";
 import { acquireLocally, localPolicy } from "./acquire-locally.js";
 import { waitForLocalHolders } from "./local-attempt.js";
 import { openRemoteLease } from "./open-lease.js";
@@ -31,9 +32,34 @@ const RETRY_CAP_MS = 5_000;
  * definite refusal retry with backoff while time is left. With no server to ask, fall back
  * to a local lock if the resource's policy allows it; otherwise keep trying the server
  * (backoff) until `waitMs` runs out, then fail closed. An unknown outcome is reported as
- * such and cleaned up in the background, never retried (S8).
+ * such and cleaned up in the background, never retried (docs/design.md#no-replay-no-guess).
  */
-export async function acquireLock(
+export function acquireLock(
+  ctx: ClientContext,
+  lifecycle: LeaseLifecycle,
+  request: ResolvedAcquire,
+  mode: "wait" | "try",
+): Promise<Acquired> {
+  // One `warden.acquire` span for the whole call, its waits and retries included; the
+  // server's spans of the commands it sends are its children.
+  return traced(
+    "warden.acquire",
+    () => ({
+      ...keyAttributes(request.resource, request.businessKey),
+      "warden.mode": mode,
+      "warden.wait_ms": request.waitMs,
+    }),
+    () => acquireUntraced(ctx, lifecycle, request, mode),
+    (acquired, span) => {
+      if (acquired)
+        span.setAttributes({ ...grantAttributes(acquired.lease), "warden.outcome": "granted" });
+      else span.setAttribute("warden.outcome", "refused");
+    },
+    (error) => (error instanceof LockTimeoutError ? "timeout" : "error"),
+  );
+}
+
+async function acquireUntraced(
   ctx: ClientContext,
   lifecycle: LeaseLifecycle,
   request: ResolvedAcquire,
@@ -45,6 +71,17 @@ export async function acquireLock(
   const held = ctx.registry.heldBy(resource, businessKey, ownerId);
   if (held) return { lease: held, ownerId };
   signal?.throwIfAborted();
+  // Seen held by someone else a moment ago and not freed since: refused without a round trip.
+  if (
+    mode === "try" &&
+    ctx.shortCircuit.refuse(resource, businessKey, ctx.options.clientId, ownerId)
+  ) {
+    // Answered after the event loop's I/O, never in the same microtask run: a caller
+    // retrying in a loop would otherwise starve every socket of the process — the
+    // holder's release and the server's release notice included — and never be granted.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    return null;
+  }
   const end = ctx.acquiring.begin(resource, businessKey, ownerId);
   try {
     const deadline = monotonicNow() + request.waitMs;

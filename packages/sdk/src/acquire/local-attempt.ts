@@ -1,4 +1,4 @@
-import type { AcquireResult } from "@warden/core";
+import type { AcquireResult } from "@warden/contract";
 import type { ClientContext } from "../client/client-context.js";
 import { monotonicNow } from "../time/monotonic.js";
 

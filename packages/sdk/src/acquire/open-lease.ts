@@ -1,4 +1,4 @@
-import { LeaseLostError, NotHolderError, OutcomeUnknownError } from "@warden/core";
+import { LeaseLostError, NotHolderError, OutcomeUnknownError } from "@warden/contract";
 import type { ClientContext } from "../client/client-context.js";
 import type { LeaseBackend, LeaseFacts } from "../lease/lease-facts.js";
 import { Lease, type LeaseLifecycle, type LeaseStart } from "../lease/lease.js";

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { Holder, Tier } from "@warden/core";
+import type { Holder, Tier } from "@warden/contract";
 import type { ClientContext } from "../client/client-context.js";
 import { fullJitterDelayMs } from "../time/full-jitter.js";
 import { monotonicNow } from "../time/monotonic.js";
@@ -52,6 +52,8 @@ export async function remoteAttempt(
   const { signal } = request;
   if (signal?.aborted) return { kind: "aborted" };
   const waitId = request.waitMs > 0 ? randomBytes(16).toString("base64url") : undefined;
+  // A try asks the server to watch the key if refused, for the short-circuit.
+  const watch = request.waitMs === 0 && ctx.shortCircuit.enabledFor(request.resource);
   const input = {
     resource: request.resource,
     businessKey: request.businessKey,
@@ -59,6 +61,7 @@ export async function remoteAttempt(
     waitMs: request.waitMs,
     ...(request.leaseMs === undefined ? {} : { leaseMs: request.leaseMs }),
     ...(waitId === undefined ? {} : { waitId }),
+    ...(watch ? { watch: true } : {}),
   };
   let sentAt: number | null = null;
   let settled = false;
@@ -76,7 +79,13 @@ export async function remoteAttempt(
       signal,
     );
     ctx.serverTier = reply.currentTier;
-    if (!reply.granted) return { kind: "refused", holder: reply.holder, ttlMs: reply.ttlMs };
+    if (!reply.granted) {
+      if (watch && (reply as { watch?: unknown }).watch === true) {
+        const { resource, businessKey } = request;
+        ctx.shortCircuit.remember(resource, businessKey, reply.holder, reply.ttlMs, sentAt!);
+      }
+      return { kind: "refused", holder: reply.holder, ttlMs: reply.ttlMs };
+    }
     return { kind: "granted", grant: reply, sentAt: sentAt ?? monotonicNow() };
   } catch (error) {
     if (sentAt === null && signal?.aborted) return { kind: "aborted" };

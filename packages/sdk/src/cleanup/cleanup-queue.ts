@@ -40,13 +40,14 @@ export interface CleanupDeps {
   readonly acquiring: (resource: string, businessKey: string, ownerId: string) => boolean;
 }
 
-// The longest a lease can outlive its last renewal (DESIGN.md §2's hard cap) plus a reply.
+// The longest a lease can outlive its last renewal (the hard cap, docs/design.md#resource-policy)
+// plus a reply.
 const LONGEST_LEASE_MS = 60_000;
 
 /**
- * Background clean-up of outcomes that are unknown (S8): never reported as granted or as
- * free, and released by lockId once the server answers again. Runs only while the
- * connection is open; its timers never keep the process alive.
+ * Background clean-up of outcomes that are unknown (docs/design.md#no-replay-no-guess): never
+ * reported as granted or as free, and released by lockId once the server answers again. Runs only
+ * while the connection is open; its timers never keep the process alive.
  */
 export class CleanupQueue {
   private readonly tasks: Task[] = [];

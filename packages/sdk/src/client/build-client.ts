@@ -1,14 +1,18 @@
-import { LeaseLostError, LocalLockStore, type Tier } from "@warden/core";
+import { LeaseLostError, type Tier } from "@warden/contract";
+import { LocalLockStore } from "@warden/core/local";
 import { CleanupQueue } from "../cleanup/cleanup-queue.js";
 import { Heartbeat } from "../heartbeat/heartbeat.js";
 import { LeaseRegistry } from "../lease/lease-registry.js";
 import type { LeaseLifecycle } from "../lease/lease.js";
+import { RenewalClock } from "../lease/renewal-clock.js";
 import { LocalBackend } from "../local/local-backend.js";
 import { LocalModeTracker } from "../local/local-mode.js";
 import { LocalWaits } from "../local/local-waits.js";
 import type { ResolvedWardenOptions } from "../options/resolve-warden-options.js";
 import { PolicyCache } from "../policy/policy-cache.js";
+import { BulkRenewer } from "../remote/bulk-renewer.js";
 import { RemoteBackend } from "../remote/remote-backend.js";
+import { ShortCircuit } from "../shortcircuit/short-circuit.js";
 import { Connection } from "../transport/connection.js";
 import { AcquireTracker } from "./acquire-tracker.js";
 import type { ClientContext } from "./client-context.js";
@@ -16,6 +20,8 @@ import type { ClientContext } from "./client-context.js";
 /** The parts of one client, wired together and running. */
 export interface ClientParts {
   readonly ctx: ClientContext;
+  /** Sends the client's bulk renewals (counts them). */
+  readonly renewer: BulkRenewer;
   readonly lifecycle: LeaseLifecycle;
   /** Ends everything; see `Warden.close`. */
   shutdown(): Promise<void>;
@@ -33,6 +39,21 @@ export function buildClient(owner: object, options: ResolvedWardenOptions): Clie
   const localWaits = new LocalWaits();
   const localStore = new LocalLockStore();
   const { requestTimeoutMs, onError } = options;
+  const clock = new RenewalClock();
+  const renewer = new BulkRenewer(connection, requestTimeoutMs, (tier) => noteTier(tier));
+  const shortCircuit = new ShortCircuit(options.shortCircuitFor);
+  connection.onReleased((keys) => shortCircuit.released(keys));
+  // A revoke request reaches the lease it names; an unknown lockId (released meanwhile) is ignored.
+  connection.onRevokeRequested((request) =>
+    registry.byId(request.lockId)?.revokeRequested(request),
+  );
+  // A lost connection may have lost release notifications: forget everything seen on it.
+  connection.onChange((state) => {
+    if (state !== "open") shortCircuit.clear();
+  });
+  const noteTier = (tier: Tier) => {
+    ctx.serverTier = tier;
+  };
   const cleanup = new CleanupQueue({
     connection,
     registry,
@@ -54,9 +75,9 @@ export function buildClient(owner: object, options: ResolvedWardenOptions): Clie
       cleanup,
       requestTimeoutMs,
       onError,
-      noteTier: (tier) => {
-        ctx.serverTier = tier;
-      },
+      noteTier,
+      renewer,
+      clock,
     }),
     localStore,
     local: new LocalBackend(localStore, (lease) =>
@@ -64,6 +85,7 @@ export function buildClient(owner: object, options: ResolvedWardenOptions): Clie
     ),
     localWaits,
     localMode: new LocalModeTracker(),
+    shortCircuit,
     serverTier: null,
     closing: false,
   };
@@ -92,6 +114,7 @@ export function buildClient(owner: object, options: ResolvedWardenOptions): Clie
   });
   return {
     ctx,
+    renewer,
     lifecycle,
     async shutdown() {
       ctx.closing = true;
@@ -104,6 +127,7 @@ export function buildClient(owner: object, options: ResolvedWardenOptions): Clie
           ),
       );
       cleanup.close();
+      clock.clear();
       await connection.close();
       await localStore.close();
     },

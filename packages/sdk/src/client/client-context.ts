@@ -1,4 +1,5 @@
-import type { LocalLockStore, Tier } from "@warden/core";
+import type { Tier } from "@warden/contract";
+import type { LocalLockStore } from "@warden/core/local";
 import type { CleanupQueue } from "../cleanup/cleanup-queue.js";
 import type { LeaseRegistry } from "../lease/lease-registry.js";
 import type { LocalBackend } from "../local/local-backend.js";
@@ -7,6 +8,7 @@ import type { LocalWaits } from "../local/local-waits.js";
 import type { ResolvedWardenOptions } from "../options/resolve-warden-options.js";
 import type { PolicyCache } from "../policy/policy-cache.js";
 import type { RemoteBackend } from "../remote/remote-backend.js";
+import type { ShortCircuit } from "../shortcircuit/short-circuit.js";
 import type { Connection } from "../transport/connection.js";
 import type { AcquireTracker } from "./acquire-tracker.js";
 
@@ -25,6 +27,8 @@ export interface ClientContext {
   readonly local: LocalBackend;
   readonly localWaits: LocalWaits;
   readonly localMode: LocalModeTracker;
+  /** Keys seen held by others, refused locally by `tryAcquire`. */
+  readonly shortCircuit: ShortCircuit;
   /** The server's tier as its last answer said; null before any answer. */
   serverTier: Tier | null;
   /** True once `close()` started: no new locks. */

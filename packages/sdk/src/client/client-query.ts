@@ -1,4 +1,4 @@
-import { LockUnavailableError } from "@warden/core";
+import { LockUnavailableError } from "@warden/contract";
 import type { ApiClient, CallOptions } from "../transport/api-client.js";
 import { classifyFailure, failureToError } from "../transport/map-error.js";
 import type { ClientContext } from "./client-context.js";

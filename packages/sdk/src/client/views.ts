@@ -1,4 +1,4 @@
-import type { Holder, Tier } from "@warden/core";
+import type { Holder, Tier } from "@warden/contract";
 
 /** A live lease as `warden.inspect` shows it. Times are ms since the Unix epoch (store clock). */
 export interface LockInfo {
@@ -11,13 +11,15 @@ export interface LockInfo {
   readonly holder: Holder;
   /** Entries of the holder (re-entries counted). */
   readonly reentry: number;
+  /** When this grant was made (kept by re-entry and renewals). */
+  readonly grantedAt: number;
   readonly expiresAt: number;
   /** Remaining lease when the store answered, in ms. */
   readonly ttlMs: number;
   readonly tier: Tier;
 }
 
-/** A waiter queued on the server (this server instance), as `warden.waiters` shows it. */
+/** A waiter queued on any server instance of the fleet (docs/decisions/0155), as `warden.waiters` shows it. */
 export interface WaiterInfo {
   readonly resource: string;
   readonly businessKey: string;
@@ -29,4 +31,19 @@ export interface WaiterInfo {
   readonly since: number;
   /** How long it has waited, in ms. */
   readonly waitedMs: number;
+}
+
+/** What `warden.stats()` counts since the client was made. */
+export interface WardenStats {
+  /** The local short-circuit of `tryAcquire` (see WardenOptions.shortCircuit). */
+  readonly shortCircuit: {
+    /** `tryAcquire` calls refused locally, without a round trip. */
+    readonly refused: number;
+    /** Keys remembered as held by someone else right now. */
+    readonly cached: number;
+    /** Entries dropped because the server said the key was freed. */
+    readonly releasedByServer: number;
+  };
+  /** Bulk renewals: `renew` commands sent, and the leases they carried. */
+  readonly renewals: { readonly commands: number; readonly leases: number };
 }

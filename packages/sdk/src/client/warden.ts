@@ -1,5 +1,7 @@
-import { UnknownResourceError, validateLockKey, validateResource } from "@warden/core";
+import { UnknownResourceError, validateLockKey, validateResource } from "@warden/contract";
 import { acquireLock } from "../acquire/acquire-lock.js";
+import { acquireAll, type AcquireAllOptions, type LockSet } from "../coordination/acquire-all.js";
+import { campaign, type Campaign, type CampaignOptions } from "../coordination/campaign.js";
 import type { StaleFenceReport } from "../guards/fenced-holder.js";
 import type { LeaseLifecycle } from "../lease/lease.js";
 import { Lock, type LockServices } from "../lock/lock.js";
@@ -10,12 +12,16 @@ import type { WardenOptions } from "../options/warden-options.js";
 import { newOwnerId, runAsOwner } from "../owner/owner-scope.js";
 import type { KnownPolicy } from "../policy/policy-cache.js";
 import "../polyfill/async-dispose.js";
+import { HeldPermits } from "../semaphore/permit.js";
+import { Semaphore } from "../semaphore/semaphore.js";
+import { HeldRwLeases } from "../rwlock/rw-lease.js";
+import { RwLock } from "../rwlock/rw-lock.js";
 import type { ConnectionState } from "../transport/connection.js";
 import { classifyFailure } from "../transport/map-error.js";
 import { buildClient, type ClientParts } from "./build-client.js";
 import type { ClientContext } from "./client-context.js";
 import { clientQuery } from "./client-query.js";
-import type { LockInfo, WaiterInfo } from "./views.js";
+import type { LockInfo, WaiterInfo, WardenStats } from "./views.js";
 
 /**
  * A Warden client: one persistent WebSocket to the server, shared by every lock of this
@@ -28,7 +34,12 @@ export class Warden {
   private readonly lifecycle: LeaseLifecycle;
   private readonly services: LockServices;
   private readonly shutdown: ClientParts["shutdown"];
+  private readonly renewer: ClientParts["renewer"];
   private closed: Promise<void> | null = null;
+  /** Permits of this client's semaphores, released first by close(). */
+  private readonly permits = new HeldPermits();
+  /** Read-write grants of this client, released first by close(). */
+  private readonly rwLeases = new HeldRwLeases();
 
   /** Prefer {@link createWarden}. Validates `options` (throws `InvalidArgumentError`). */
   constructor(options: WardenOptions) {
@@ -38,6 +49,7 @@ export class Warden {
     this.ctx = parts.ctx;
     this.lifecycle = parts.lifecycle;
     this.shutdown = () => parts.shutdown();
+    this.renewer = parts.renewer;
     this.services = {
       reportStaleFence: (lock, report) => this.reportStaleFence(lock, report),
     };
@@ -49,15 +61,24 @@ export class Warden {
   }
 
   /**
+   * The WebSocket URL of the server instance in use, or being tried while `state` is not
+   * `open` (one of the `url` option's entries).
+   */
+  get endpoint(): string {
+    return this.ctx.connection.url;
+  }
+
+  /**
    * Acquires `(resource, businessKey)`, waiting up to `waitMs` (default 10 s). Release the
    * lock when done (`release()`, `await using`), or use {@link Warden.withLock}.
    *
    * @throws LockTimeoutError - not granted within `waitMs`.
    * @throws the `signal`'s reason - the caller gave up (the wait left the server's queue).
    * @throws LockUnavailableError - no tier can grant with cross-process exclusion, or the
-   *   server is unreachable and the resource does not allow local locks (S5).
+   *   server is unreachable and the resource does not allow local locks
+   *   (docs/design.md#fail-closed).
    * @throws OutcomeUnknownError - the server may have granted it but the answer was lost;
-   *   the SDK releases such a grant in the background (S8).
+   *   the SDK releases such a grant in the background (docs/design.md#no-replay-no-guess).
    * @throws UnknownResourceError, InvalidArgumentError, UnauthorizedError
    */
   async acquire(resource: string, businessKey: string, options?: AcquireOptions): Promise<Lock> {
@@ -110,12 +131,67 @@ export class Warden {
   }
 
   /**
+   * Acquires every key of `businessKeys` in `resource` (1..64 keys), or none: the keys are
+   * taken one by one in canonical (sorted) order, so two callers whose sets overlap never
+   * deadlock, all within ONE `waitMs` deadline; on any failure the keys taken are released
+   * (the last first) and the error is thrown. The set has one `signal` (aborts when any
+   * member may be lost), a fence per key, `extend()` and `release()` for all. Keys belong
+   * to `resource` of the caller's own tenant, so a set never spans tenants. See README.md,
+   * "Coordination recipes".
+   *
+   * @throws InvalidArgumentError - no keys, more than 64, a key named twice, an invalid
+   *   key or option; nothing was sent.
+   * @throws LockTimeoutError - not every key was granted within `waitMs`; nothing is held.
+   * @throws LeaseLostError - a member taken was lost before the others were granted.
+   * @throws the same other errors as {@link Warden.acquire}.
+   */
+  acquireAll(
+    resource: string,
+    businessKeys: readonly string[],
+    options?: AcquireAllOptions,
+  ): Promise<LockSet> {
+    return acquireAll(this, resource, businessKeys, options);
+  }
+
+  /**
+   * Joins the leader election of `(resource, businessKey)`: the candidate that holds the
+   * key's lock leads, its term is the grant's fence. `onElected(term)` and
+   * `onDemoted(reason)` report its terms; it campaigns again after losing a lease, until
+   * `resign()`. `observe()` / `watch()` say who leads. See README.md, "Coordination recipes".
+   *
+   * @throws UnknownResourceError, InvalidArgumentError - before campaigning.
+   */
+  campaign(resource: string, businessKey: string, options?: CampaignOptions): Promise<Campaign> {
+    return campaign(this, resource, businessKey, options);
+  }
+
+  /**
    * Runs `fn` as one task: acquires inside it (without an explicit `ownerId`) share one
    * owner, so a nested acquire of a key the task holds re-enters instead of waiting for
    * itself. `withLock` does this for its callback already.
    */
   task<T>(fn: () => T, ownerId: string = newOwnerId()): T {
     return runAsOwner(this, ownerId, fn);
+  }
+
+  /**
+   * One key of a semaphore resource (kind `semaphore`, docs/decisions/0161):
+   * `acquire({ permits, waitMs, leaseMs })` returns a renewed {@link Permit}.
+   *
+   * @throws InvalidArgumentError - a malformed resource or key.
+   */
+  semaphore(resource: string, businessKey: string): Semaphore {
+    return new Semaphore(this.ctx, this.permits, { resource, businessKey });
+  }
+
+  /**
+   * One key of a read-write lock resource (kind `rwlock`, docs/decisions/0166):
+   * `read(…)` / `write(…)` (and `tryRead` / `tryWrite`) return a renewed {@link RwLease}.
+   *
+   * @throws InvalidArgumentError - a malformed resource or key.
+   */
+  rwLock(resource: string, businessKey: string): RwLock {
+    return new RwLock(this.ctx, this.rwLeases, { resource, businessKey });
   }
 
   /** Who holds `(resource, businessKey)` now, in any tier; null when it is free. */
@@ -168,13 +244,23 @@ export class Warden {
     return result.waiters;
   }
 
+  /** Counters of this client: the local short-circuit and the bulk renewals. */
+  stats(): WardenStats {
+    return {
+      shortCircuit: this.ctx.shortCircuit.stats,
+      renewals: { ...this.renewer.sent },
+    };
+  }
+
   /**
    * Stops everything: held locks are released (their signals abort first: nothing renews
    * them any more), waits in flight end, timers stop and the socket closes. Afterwards no
    * timer or socket of this client keeps the process alive. Idempotent.
    */
   close(): Promise<void> {
-    this.closed ??= this.shutdown();
+    this.closed ??= Promise.all([this.permits.releaseAll(), this.rwLeases.releaseAll()]).then(() =>
+      this.shutdown(),
+    );
     return this.closed;
   }
 

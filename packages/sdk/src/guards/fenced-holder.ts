@@ -1,4 +1,4 @@
-import type { Tier } from "@warden/core";
+import type { Tier } from "@warden/contract";
 
 /** Where a fence guard refused a stale write, for the server's stale-writer telemetry. */
 export interface StaleFenceReport {
@@ -16,7 +16,10 @@ export interface FencedHolder {
   readonly resource: string;
   readonly businessKey: string;
   readonly lockId: string;
-  /** Decimal fencing token; null for local-tier locks, which guards refuse (S5). */
+  /**
+   * Decimal fencing token; null for local-tier locks, which guards refuse
+   * (docs/design.md#fail-closed).
+   */
   readonly fence: string | null;
   readonly tier: Tier;
   /** Called (fire and forget) when a guard found a newer fence at the resource. */

@@ -1,9 +1,10 @@
-import { LockUnavailableError, parseFence } from "@warden/core";
+import { LockUnavailableError, parseFence } from "@warden/contract";
 import type { FencedHolder } from "./fenced-holder.js";
 
 /**
  * The holder's fence, checked to be canonical. Local-tier locks carry none and are
- * refused (S5): a write protected only by an in-process lock must not pass a fence check.
+ * refused (docs/design.md#fail-closed): a write protected only by an in-process lock must not pass
+ * a fence check.
  *
  * @throws LockUnavailableError - a local-tier lock.
  * @throws InvalidArgumentError - a malformed fence.

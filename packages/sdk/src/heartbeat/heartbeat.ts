@@ -1,5 +1,5 @@
 import { hostname } from "node:os";
-import type { Tier } from "@warden/core";
+import type { Tier } from "@warden/contract";
 import type { LocalModeTracker } from "../local/local-mode.js";
 import { backgroundTimeout } from "../time/timers.js";
 import type { Connection } from "../transport/connection.js";

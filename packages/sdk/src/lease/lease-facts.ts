@@ -1,4 +1,5 @@
-import type { Tier } from "@warden/core";
+import type { Tier } from "@warden/contract";
+import type { RenewalClock } from "./renewal-clock.js";
 
 /** What identifies one grant: the key, its holder inside this client, the lockId and fence. */
 export interface LeaseFacts {
@@ -14,6 +15,8 @@ export interface LeaseFacts {
 /** Where a lease is renewed and released: the server, or this process's local store. */
 export interface LeaseBackend {
   readonly kind: "remote" | "local";
+  /** Lines the watchdogs' renewals up so they leave together; none: each keeps its own timer. */
+  readonly clock?: RenewalClock;
   /**
    * Renews `lease` to `leaseMs` from now (undefined: the resource's default).
    * @throws NotHolderError - the store refused: the lease is gone.

@@ -1,10 +1,13 @@
-import type { LeaseLostError } from "@warden/core";
+import type { LeaseLostError } from "@warden/contract";
+import type { RevokeRequest } from "../transport/lock-socket.js";
 import type { LeaseBackend, LeaseFacts } from "./lease-facts.js";
 import { Watchdog } from "./watchdog.js";
 
 /** A lock handle as the lease sees it: told once when the lease may be lost. */
 export interface LeaseHandle {
   onLeaseLost(error: LeaseLostError): void;
+  /** Someone asked the holder to release this lease (decision 0176). */
+  onRevokeRequested?(request: RevokeRequest): void;
 }
 
 /** The grant a lease starts from. */
@@ -38,7 +41,7 @@ export interface LeaseLifecycle {
 /**
  * One grant held by this client, shared by every handle of the same owner that re-entered
  * it. Its watchdog renews while any handle holds it; the last handle's release stops the
- * watchdog first and only then releases at the store (seed 001 §3.2: a renewal must never
+ * watchdog first and only then releases at the store (docs/design.md#release: a renewal must never
  * land after the release and re-animate the lock).
  */
 export class Lease implements LeaseFacts {
@@ -87,6 +90,7 @@ export class Lease implements LeaseFacts {
           return renewed;
         },
         onLost: (error) => this.lose(error),
+        ...(backend.clock ? { clock: backend.clock } : {}),
       },
     );
     this.watchdog.renewals = start.renewals ?? 0;
@@ -139,6 +143,12 @@ export class Lease implements LeaseFacts {
     this.status = "released";
     await this.watchdog.stop();
     if (this.lifecycle.releasing(this)) await this.backend.release(this);
+  }
+
+  /** A revoke request for this grant: told to every handle while it is held. */
+  revokeRequested(request: RevokeRequest): void {
+    if (this.status !== "held") return;
+    for (const handle of [...this.handles]) handle.onRevokeRequested?.(request);
   }
 
   /** Declares the lease lost: every handle's signal aborts with `error`. */

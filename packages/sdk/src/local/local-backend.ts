@@ -1,5 +1,5 @@
-import type { LocalLockStore } from "@warden/core";
-import { NotHolderError } from "@warden/core";
+import type { LocalLockStore } from "@warden/core/local";
+import { NotHolderError } from "@warden/contract";
 import type { LeaseBackend, LeaseFacts } from "../lease/lease-facts.js";
 
 // A local grant re-entered more often than this is a bug, not a workload.

@@ -1,4 +1,4 @@
-import type { Tier } from "@warden/core";
+import type { Tier } from "@warden/contract";
 
 /** A stretch of time this client held local (unfenced) locks; ms since the Unix epoch. */
 export interface LocalPeriod {

@@ -5,12 +5,16 @@ import {
   NotHolderError,
   OutcomeUnknownError,
   type Tier,
-} from "@warden/core";
+} from "@warden/contract";
 import "../polyfill/async-dispose.js";
 import type { FencedHolder, StaleFenceReport } from "../guards/fenced-holder.js";
 import type { Lease, LeaseHandle } from "../lease/lease.js";
 import { checkMs } from "../options/check.js";
+import { grantAttributes, keyAttributes, traced } from "../telemetry/tracing.js";
 import { backgroundTimeout } from "../time/timers.js";
+import type { RevokeRequest } from "../transport/lock-socket.js";
+
+export type { RevokeRequest } from "../transport/lock-socket.js";
 
 /** What a lock handle needs from its client besides the lease. */
 export interface LockServices {
@@ -23,7 +27,8 @@ export interface LockServices {
  * `await using`, or `withLock`); releasing again is harmless. Its `signal` aborts with a
  * `LeaseLostError` as soon as the lease may be lost — a refused or unconfirmed renewal,
  * the renewal limit, or `maxHoldMs` — early enough that the store cannot have granted the
- * key to anyone else yet (S4). Pass the signal to the work the lock protects, and pass
+ * key to anyone else yet (docs/design.md#loss-is-loud). Pass the signal to the work the lock
+ * protects, and pass
  * `fence` to the resource through a fence guard.
  */
 export class Lock implements AsyncDisposable, FencedHolder {
@@ -44,7 +49,16 @@ export class Lock implements AsyncDisposable, FencedHolder {
   readonly tier: Tier;
   /** Aborts (with a `LeaseLostError` reason) when the lock may be lost or ran past `maxHoldMs`. */
   readonly signal: AbortSignal;
+  /**
+   * Aborts, with the first {@link RevokeRequest} as its reason, when someone (an operator,
+   * or another caller of the tenant) asks this lock's holder to release it
+   * (docs/decisions/0176-cooperative-revocation.md). Only a request: the lock stays held
+   * and renewed until you release it; the requester may force-release it if you never do.
+   */
+  readonly revokeSignal: AbortSignal;
   private readonly controller = new AbortController();
+  private readonly revokeController = new AbortController();
+  private readonly revokeListeners = new Set<(request: RevokeRequest) => void>();
   private releasing: Promise<void> | null = null;
   private readonly maxHoldTimer: NodeJS.Timeout | undefined;
   private readonly handle: LeaseHandle;
@@ -62,7 +76,11 @@ export class Lock implements AsyncDisposable, FencedHolder {
     this.fence = lease.fence;
     this.tier = lease.tier;
     this.signal = this.controller.signal;
-    this.handle = { onLeaseLost: (error) => this.abort(error) };
+    this.revokeSignal = this.revokeController.signal;
+    this.handle = {
+      onLeaseLost: (error) => this.abort(error),
+      onRevokeRequested: (request) => this.revokeRequested(request),
+    };
     if (maxHoldMs !== undefined) {
       this.maxHoldTimer = backgroundTimeout(() => {
         this.abort(
@@ -114,7 +132,12 @@ export class Lock implements AsyncDisposable, FencedHolder {
       );
     }
     try {
-      await this.lease.extend(ms);
+      await traced(
+        "warden.extend",
+        () => this.spanAttributes(),
+        () => this.lease.extend(ms),
+        (_, span) => span.setAttribute("warden.outcome", "extended"),
+      );
     } catch (error) {
       if (error instanceof NotHolderError || error instanceof LeaseLostError) {
         throw this.lostReason() ?? error;
@@ -134,9 +157,32 @@ export class Lock implements AsyncDisposable, FencedHolder {
   release(): Promise<void> {
     this.releasing ??= (async () => {
       clearTimeout(this.maxHoldTimer);
-      await this.lease.detach(this.handle);
+      await traced(
+        "warden.release",
+        () => this.spanAttributes(),
+        () => this.lease.detach(this.handle),
+        (_, span) => span.setAttribute("warden.outcome", "released"),
+      );
     })();
     return this.releasing;
+  }
+
+  /**
+   * Calls `listener` with every request that this lock be released, while it is held (a
+   * listener added after a request is called with the first one at once, on a microtask).
+   * A throwing listener is ignored. Returns the unsubscribe function.
+   */
+  onRevokeRequested(listener: (request: RevokeRequest) => void): () => void {
+    this.revokeListeners.add(listener);
+    if (this.revokeSignal.aborted && this.held) {
+      const first = this.revokeSignal.reason as RevokeRequest;
+      queueMicrotask(() => {
+        if (this.revokeListeners.has(listener)) call(listener, first);
+      });
+    }
+    return () => {
+      this.revokeListeners.delete(listener);
+    };
   }
 
   /** `await using lock = await warden.acquire(…)` releases at the end of the scope. */
@@ -149,6 +195,16 @@ export class Lock implements AsyncDisposable, FencedHolder {
     this.services.reportStaleFence(this, report);
   }
 
+  private spanAttributes() {
+    return { ...keyAttributes(this.resource, this.businessKey), ...grantAttributes(this) };
+  }
+
+  private revokeRequested(request: RevokeRequest): void {
+    if (!this.held) return;
+    if (!this.revokeController.signal.aborted) this.revokeController.abort(request);
+    for (const listener of [...this.revokeListeners]) call(listener, request);
+  }
+
   private abort(reason: LeaseLostError): void {
     if (!this.controller.signal.aborted) this.controller.abort(reason);
   }
@@ -156,5 +212,13 @@ export class Lock implements AsyncDisposable, FencedHolder {
   private lostReason(): LeaseLostError | null {
     const reason: unknown = this.signal.reason;
     return reason instanceof LeaseLostError ? reason : this.lease.lossError;
+  }
+}
+
+function call(listener: (request: RevokeRequest) => void, request: RevokeRequest): void {
+  try {
+    listener(request);
+  } catch {
+    // A listener's failure is its own: the other listeners and the socket go on.
   }
 }

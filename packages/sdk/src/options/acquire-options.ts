@@ -17,8 +17,9 @@ export interface AcquireOptions {
   /** Cancels the wait: the waiter leaves the server's queue and `acquire` rejects with the signal's reason. */
   readonly signal?: AbortSignal;
   /**
-   * Longest hold, in ms (seed 001 §5.4's lease cap): past it the lock's signal aborts with
-   * a `LeaseLostError` and the lock is released even if the holder has not finished.
+   * Longest hold, in ms (a cap on the whole hold, docs/design.md#resource-policy): past it the
+   * lock's signal aborts with a `LeaseLostError` and the lock is released even if the holder has
+   * not finished.
    * @defaultValue no cap
    */
   readonly maxHoldMs?: number;

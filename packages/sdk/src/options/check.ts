@@ -1,4 +1,4 @@
-import { InvalidArgumentError, LIMITS } from "@warden/core";
+import { InvalidArgumentError, LIMITS } from "@warden/contract";
 
 /** Checks an optional integer duration option, in ms, within `[minMs, maxMs]`. */
 export function checkMs(

@@ -1,4 +1,4 @@
-import { InvalidArgumentError, LIMITS, validateLockKey } from "@warden/core";
+import { InvalidArgumentError, LIMITS, validateLockKey } from "@warden/contract";
 import { checkHolderId, checkMs } from "./check.js";
 import { ACQUIRE_DEFAULTS, type AcquireOptions } from "./acquire-options.js";
 

@@ -2,9 +2,12 @@
 export interface WardenOptions {
   /**
    * The Warden server: `http(s)://host:port` (the SDK connects to its `/trpc` WebSocket)
-   * or the WebSocket URL itself, `ws(s)://host:port/trpc`.
+   * or the WebSocket URL itself, `ws(s)://host:port/trpc`. Several instances of one
+   * fleet: an array of such URLs or one comma-separated string (1..32). On a failed or
+   * lost connection the client reconnects to the next one in turn (jittered backoff);
+   * held locks are renewed and new waits queued through whichever instance it reaches.
    */
-  readonly url: string;
+  readonly url: string | readonly string[];
   /** The tenant's API key (`wdn_…`). Sent once per connection, never in a URL. */
   readonly apiKey: string;
   /**
@@ -72,6 +75,15 @@ export interface WardenOptions {
    */
   readonly localFallback?: boolean;
   /**
+   * The local short-circuit of `tryAcquire`: a key this client has just seen held by
+   * someone else is refused locally, without a round trip, until the observed lease ends
+   * or the server says the key was freed — a refusal only, never a grant, and only on
+   * resources that are not `fair` (the server decides). `false` turns it off;
+   * `{ offFor: [...] }` turns it off for those resources only. `warden.stats()` counts it.
+   * @defaultValue true
+   */
+  readonly shortCircuit?: boolean | { readonly offFor: readonly string[] };
+  /**
    * Receives errors of background work that has no caller to throw to: a release that
    * must be retried, a heartbeat or stale-fence report that failed. Lock loss is never
    * reported here only: it aborts `lock.signal`.
@@ -91,4 +103,5 @@ export const WARDEN_DEFAULTS = Object.freeze({
   heartbeatIntervalMs: 5_000,
   safetyMarginMs: 500,
   localFallback: true,
+  shortCircuit: true,
 });

@@ -19,7 +19,7 @@ const REFRESH_AFTER_MS = 60_000;
 /**
  * Resource policies as the server last said them, so the client can decide local
  * fallback when the server is unreachable. A resource never fetched has no policy here,
- * and an unreachable server then means fail-closed (S5).
+ * and an unreachable server then means fail-closed (docs/design.md#fail-closed).
  */
 export class PolicyCache {
   private readonly policies = new Map<string, { policy: KnownPolicy; fetchedAt: number }>();

@@ -1,4 +1,4 @@
-import { NotHolderError, type Tier } from "@warden/core";
+import { NotHolderError, type Tier } from "@warden/contract";
 import type { Connection } from "../transport/connection.js";
 import { classifyFailure, failureToError } from "../transport/map-error.js";
 

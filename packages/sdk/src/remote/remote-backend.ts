@@ -1,8 +1,10 @@
-import { NotHolderError, type Tier } from "@warden/core";
+import { NotHolderError, type Tier } from "@warden/contract";
 import type { CleanupQueue } from "../cleanup/cleanup-queue.js";
 import type { LeaseBackend, LeaseFacts } from "../lease/lease-facts.js";
+import type { RenewalClock } from "../lease/renewal-clock.js";
 import type { Connection } from "../transport/connection.js";
 import { classifyFailure, failureToError } from "../transport/map-error.js";
+import type { BulkRenewer } from "./bulk-renewer.js";
 import { releaseRemote } from "./release-remote.js";
 
 /** What the remote backend needs from its client. */
@@ -13,17 +15,29 @@ export interface RemoteBackendDeps {
   readonly onError: (error: unknown, context: string) => void;
   /** Every answer says the server's current tier. */
   readonly noteTier: (tier: Tier) => void;
+  /** Sends the renewals of a turn as one bulk command. */
+  readonly renewer: BulkRenewer;
+  /** Lines the watchdogs' renewals up into batches. */
+  readonly clock: RenewalClock;
 }
 
-/** Leases granted by the server: renewed and released through `lock.extend` / `lock.release`. */
+/**
+ * Leases granted by the server: renewed in bulk (`renew`, one command for the renewals
+ * of a turn) and released through `lock.release`.
+ */
 export class RemoteBackend implements LeaseBackend {
   readonly kind = "remote" as const;
+  readonly clock: RenewalClock;
 
-  constructor(private readonly deps: RemoteBackendDeps) {}
+  constructor(private readonly deps: RemoteBackendDeps) {
+    this.clock = deps.clock;
+  }
 
+  /** Renews in the turn's bulk `renew` command; `kind: "permit"` for a semaphore permit grant. */
   async extend(
     lease: LeaseFacts,
     leaseMs: number | undefined,
+    kind?: "permit",
   ): Promise<{ ttlMs: number; expiresAt: number }> {
     const input = {
       resource: lease.resource,
@@ -31,14 +45,10 @@ export class RemoteBackend implements LeaseBackend {
       lockId: lease.lockId,
       tier: lease.tier,
       ...(leaseMs === undefined ? {} : { leaseMs }),
+      ...(kind === undefined ? {} : { kind }),
     };
     try {
-      const view = await this.deps.connection.call(
-        (api, call) => api.lock.extend.mutate(input, call),
-        this.deps.requestTimeoutMs,
-      );
-      this.deps.noteTier(view.currentTier);
-      return { ttlMs: view.ttlMs, expiresAt: view.expiresAt };
+      return await this.deps.renewer.renew(input);
     } catch (error) {
       const context = { operation: "extend", resource: lease.resource, lockId: lease.lockId };
       const failure = classifyFailure(error, context);

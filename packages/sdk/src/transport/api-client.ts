@@ -1,6 +1,6 @@
 import type { inferRouterInputs, inferRouterOutputs } from "@trpc/server";
 import type { AppRouter } from "@warden/server";
-import type { RpcSocket } from "./rpc-socket.js";
+import type { LockSocket } from "./lock-socket.js";
 
 type Inputs = inferRouterInputs<AppRouter>;
 type Outputs = inferRouterOutputs<AppRouter>;
@@ -31,7 +31,7 @@ export type ApiClient = {
 };
 
 /** Builds the API over one socket; procedure handles are made once per path. */
-export function apiOver(socket: RpcSocket): ApiClient {
+export function apiOver(socket: Pick<LockSocket, "request">): ApiClient {
   const procedures = new Map<string, ProcedureClient<unknown, unknown>>();
   const procedure = (path: string): ProcedureClient<unknown, unknown> => {
     let handle = procedures.get(path);

@@ -3,7 +3,7 @@ import { fullJitterDelayMs } from "../time/full-jitter.js";
 import { monotonicNow } from "../time/monotonic.js";
 import { backgroundTimeout } from "../time/timers.js";
 import { apiOver, type ApiClient } from "./api-client.js";
-import { RpcSocket } from "./rpc-socket.js";
+import { LockSocket, type RenewItem, type RenewReply, type RevokeRequest } from "./lock-socket.js";
 import { ClientClosedError, ReplyLostError, ServerUnreachableError } from "./transport-errors.js";
 
 /** Where the connection is: being opened, usable, lost (a retry is scheduled), or closed for good. */
@@ -11,7 +11,7 @@ export type ConnectionState = "connecting" | "open" | "down" | "closed";
 
 /** One socket; a reconnect makes a new one, so nothing of the old one is re-sent. */
 interface Generation {
-  readonly socket: RpcSocket;
+  readonly socket: LockSocket;
   readonly api: ApiClient;
   open: boolean;
 }
@@ -20,21 +20,34 @@ interface Generation {
 const MIN_ATTEMPT_MS = 1_000;
 
 /**
- * The client's one persistent, multiplexed WebSocket ({@link RpcSocket}). A socket fails
+ * The client's one persistent, multiplexed WebSocket ({@link LockSocket}). A socket fails
  * the calls pending on it when it goes and never sends them again; a lost socket is never
  * reused, and the reconnect (capped exponential backoff, full jitter) opens a new one. A
  * command is therefore sent at most once, on the socket that was open when it was issued
- * (S8).
+ * (docs/design.md#no-replay-no-guess).
+ *
+ * With several endpoints (instances of one fleet), the first attempt goes to a random one
+ * (clients spread over the fleet) and every failed or lost connection moves on to the
+ * next in the list, round robin; the backoff ceiling grows once per full round, so a dead
+ * instance costs one short jittered delay, not a long one (docs/decisions/0140).
  */
 export class Connection {
   private generation: Generation | null = null;
   private current: ConnectionState = "connecting";
   private attempt = 0;
+  /** Index in `options.wsUrls` of the endpoint being tried or in use. */
+  private endpoint: number;
   private downSince: number | null = null;
   private retryTimer: NodeJS.Timeout | undefined;
   private readonly changeListeners = new Set<(state: ConnectionState) => void>();
+  private readonly releasedListeners = new Set<
+    (keys: readonly (readonly [string, string])[]) => void
+  >();
+
+  private readonly revokeListeners = new Set<(request: RevokeRequest) => void>();
 
   constructor(private readonly options: ResolvedWardenOptions) {
+    this.endpoint = Math.floor(Math.random() * options.wsUrls.length);
     this.connect();
   }
 
@@ -43,10 +56,39 @@ export class Connection {
     return this.current;
   }
 
+  /** The WebSocket URL of the endpoint in use (or being tried). */
+  get url(): string {
+    return this.options.wsUrls[this.endpoint]!;
+  }
+
   /** Calls `listener` on every state change; returns the unsubscribe function. */
   onChange(listener: (state: ConnectionState) => void): () => void {
     this.changeListeners.add(listener);
     return () => this.changeListeners.delete(listener);
+  }
+
+  /** Calls `listener` with the keys the server says were freed (watched keys only). */
+  onReleased(listener: (keys: readonly (readonly [string, string])[]) => void): () => void {
+    this.releasedListeners.add(listener);
+    return () => this.releasedListeners.delete(listener);
+  }
+
+  /** Calls `listener` with every revoke request the server pushes (decision 0176). */
+  onRevokeRequested(listener: (request: RevokeRequest) => void): () => void {
+    this.revokeListeners.add(listener);
+    return () => this.revokeListeners.delete(listener);
+  }
+
+  /**
+   * Renews many leases with one command, on the open socket or the one being opened
+   * (like {@link Connection.call}).
+   *
+   * @throws ServerUnreachableError - nothing was sent.
+   * @throws ReplyLostError - sent, no reply in time or the socket dropped: outcome unknown.
+   */
+  async renew(items: readonly RenewItem[], timeoutMs: number): Promise<RenewReply> {
+    const generation = this.openGeneration() ?? (await this.ready());
+    return generation.socket.renew(items, timeoutMs);
   }
 
   /**
@@ -85,7 +127,7 @@ export class Connection {
     const waitedMs = this.downSince === null ? 0 : monotonicNow() - this.downSince;
     const leftMs = this.options.connectTimeoutMs - waitedMs;
     if (leftMs <= 0) {
-      throw new ServerUnreachableError(`no connection to ${this.options.wsUrl}`);
+      throw new ServerUnreachableError(`no connection to ${this.options.wsUrls.join(", ")}`);
     }
     await new Promise<void>((resolve) => {
       const done = () => {
@@ -104,7 +146,7 @@ export class Connection {
     const generation = this.openGeneration();
     if (generation) return generation;
     if (this.state === "closed") throw new ClientClosedError();
-    throw new ServerUnreachableError(`no connection to ${this.options.wsUrl}`);
+    throw new ServerUnreachableError(`no connection to ${this.options.wsUrls.join(", ")}`);
   }
 
   private openGeneration(): Generation | null {
@@ -114,10 +156,11 @@ export class Connection {
 
   private connect(): void {
     if (this.current === "closed") return;
-    const { wsUrl, apiKey, clientId, pingIntervalMs, pongTimeoutMs } = this.options;
+    const { apiKey, clientId, pingIntervalMs, pongTimeoutMs } = this.options;
+    const wsUrl = this.url;
     // Filled in right below; the callbacks only run once the socket has events.
     const holder: { generation?: Generation } = {};
-    const socket = new RpcSocket(wsUrl, {
+    const socket = new LockSocket(wsUrl, {
       connectionParams: { apiKey, clientId },
       pingIntervalMs,
       pongTimeoutMs,
@@ -126,6 +169,12 @@ export class Connection {
       },
       onLost: () => {
         if (holder.generation) this.lost(holder.generation);
+      },
+      onReleased: (keys) => {
+        for (const listener of [...this.releasedListeners]) listener(keys);
+      },
+      onRevokeRequested: (request) => {
+        for (const listener of [...this.revokeListeners]) listener(request);
       },
     });
     const generation: Generation = { socket, api: apiOver(socket), open: false };
@@ -158,9 +207,13 @@ export class Connection {
     void generation.socket.close(new ReplyLostError("the connection to the server was lost"));
     if (this.current === "closed") return;
     this.downSince ??= monotonicNow();
+    // Round robin: the next attempt goes to the next endpoint, whether this one failed to
+    // open or was lost after working.
+    const endpoints = this.options.wsUrls.length;
+    this.endpoint = (this.endpoint + 1) % endpoints;
     this.setState("down");
     const delayMs = fullJitterDelayMs(
-      this.attempt++,
+      Math.floor(this.attempt++ / endpoints),
       this.options.reconnectBaseDelayMs,
       this.options.reconnectMaxDelayMs,
     );

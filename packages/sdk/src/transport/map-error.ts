@@ -1,17 +1,15 @@
 import { TRPCClientError } from "@trpc/client";
 import {
   InvalidArgumentError,
-  LeaseLostError,
-  LockTimeoutError,
   LockUnavailableError,
-  NotHolderError,
   OutcomeUnknownError,
-  StaleFenceError,
   UnauthorizedError,
-  UnknownResourceError,
+  fromWire,
+  isErrorCode,
+  type QuotaExceededError,
   type WardenError,
   type UncertainOperation,
-} from "@warden/core";
+} from "@warden/contract";
 import { ClientClosedError, TransportError } from "./transport-errors.js";
 
 /**
@@ -22,7 +20,8 @@ import { ClientClosedError, TransportError } from "./transport-errors.js";
  * - `retry-later`: refused before any lock work (request-rate quota): not granted.
  * - `not-sent`: no connection; nothing happened.
  * - `unknown`: sent without a definite answer (reply lost, socket dropped, server error):
- *   it may have been applied (S8: report as unknown, never as done or not done).
+ *   it may have been applied (docs/design.md#no-replay-no-guess: report as unknown, never as done
+ *   or not done).
  */
 export type CallFailure =
   | { readonly kind: "answer"; readonly error: WardenError }
@@ -42,14 +41,23 @@ export interface CallContext {
 interface ErrorData {
   readonly code?: string;
   readonly wardenCode?: string | null;
+  readonly details?: Readonly<Record<string, unknown>> | null;
   readonly fieldErrors?: Record<string, string[] | undefined> | null;
-  readonly retryAfterMs?: number | null;
+}
+
+/** A server's typed refusal as it crosses the wire: the contract's code, details, message. */
+export interface WireFailure {
+  readonly code: unknown;
+  readonly details: unknown;
+  readonly message: string;
 }
 
 /**
- * The one place where server errors become `@warden/core`'s typed errors. The server's
- * error formatter puts Warden's code in `data.wardenCode` (apps/server/src/trpc.ts); an
- * error without a response shape never reached the server or lost its reply.
+ * The one place where server errors become the contract's typed errors. The server sends
+ * Warden's code and its typed details (`data.wardenCode`, `data.details`, see
+ * apps/server/src/trpc.ts); the contract's `fromWire` rebuilds the error from them —
+ * never from the message. An error without a response shape never reached the server or
+ * lost its reply.
  */
 export function classifyFailure(error: unknown, context: CallContext): CallFailure {
   if (error instanceof ClientClosedError) return { kind: "unknown", cause: error };
@@ -59,58 +67,85 @@ export function classifyFailure(error: unknown, context: CallContext): CallFailu
   if (!(error instanceof TRPCClientError)) return { kind: "unknown", cause: error };
   const data = (error.data ?? null) as ErrorData | null;
   if (data === null) return { kind: "unknown", cause: error };
-  const message = error.message;
-  switch (data.wardenCode ?? null) {
-    case "INVALID_ARGUMENT":
-      return answer(new InvalidArgumentError(fieldOf(message), afterField(message)));
-    case "UNKNOWN_RESOURCE":
-      return answer(new UnknownResourceError(context.resource ?? resourceOf(message)));
-    case "NOT_HOLDER":
-      return answer(
-        new NotHolderError(
-          context.lockId ?? "unknown",
-          /another grant/.test(message) ? "other-holder" : "expired",
-        ),
-      );
-    case "LEASE_LOST":
-      return answer(new LeaseLostError(context.lockId ?? "unknown", message));
-    case "LOCK_TIMEOUT":
-      return answer(new LockTimeoutError(context.waitMs ?? 0));
-    case "LOCK_UNAVAILABLE":
-    case "REPLICATION_TIMEOUT":
-      // A replication timeout undid the grant: the key is not held by the caller.
-      return answer(new LockUnavailableError(message, { cause: error }));
-    case "OUTCOME_UNKNOWN":
-      return { kind: "unknown", cause: error };
-    case "UNAUTHORIZED":
-    case "FORBIDDEN":
-      return answer(new UnauthorizedError(message));
-    case "STALE_FENCE":
-      return answer(new StaleFenceError("unknown", "unknown"));
-    case "WAIT_CANCELLED":
-      return { kind: "wait-cancelled" };
-    case "QUOTA_EXCEEDED":
-      return {
-        kind: "retry-later",
-        retryAfterMs: data.retryAfterMs ?? 1_000,
-        error: new LockUnavailableError(message, { cause: error }),
-      };
-    case "CONFLICT":
-    case "LOGIN_THROTTLED":
-    case null:
-    default:
-      break;
+  if (isErrorCode(data.wardenCode)) {
+    return classifyWireFailure(
+      { code: data.wardenCode, details: data.details, message: error.message },
+      context,
+      error,
+    );
   }
   if (data.code === "BAD_REQUEST") {
-    // Input validation (zod) has no Warden code; it names the field.
+    // Input validation (zod) from a server that sends no Warden code: it names the field.
     const field = Object.keys(data.fieldErrors ?? {})[0] ?? "input";
-    const detail = data.fieldErrors?.[field]?.[0] ?? message;
+    const detail = data.fieldErrors?.[field]?.[0] ?? "invalid input";
     return answer(new InvalidArgumentError(field, detail));
   }
   if (data.code === "UNAUTHORIZED" || data.code === "FORBIDDEN") {
-    return answer(new UnauthorizedError(message));
+    return answer(new UnauthorizedError(error.message));
   }
   return { kind: "unknown", cause: error };
+}
+
+/**
+ * What a typed refusal (code + details + message, from any transport) means for the
+ * caller. Details the server left out are filled from what the SDK knew about the call.
+ */
+export function classifyWireFailure(
+  wire: WireFailure,
+  context: CallContext,
+  cause: unknown = wire,
+): CallFailure {
+  if (!isErrorCode(wire.code)) return { kind: "unknown", cause };
+  const sent =
+    typeof wire.details === "object" && wire.details !== null
+      ? (wire.details as Readonly<Record<string, unknown>>)
+      : {};
+  const details: Record<string, unknown> = {
+    ...(context.resource === undefined ? {} : { resource: context.resource }),
+    ...(context.lockId === undefined ? {} : { lockId: context.lockId }),
+    ...(context.waitMs === undefined ? {} : { waitMs: context.waitMs }),
+    operation: uncertain(context.operation),
+    ...sent,
+  };
+  const typed = fromWire(wire.code, details, wire.message);
+  if (typed === null) return { kind: "unknown", cause };
+  switch (typed.code) {
+    case "OUTCOME_UNKNOWN":
+      return { kind: "unknown", cause };
+    case "WAIT_CANCELLED":
+      return { kind: "wait-cancelled" };
+    case "QUOTA_EXCEEDED": {
+      const retryAfterMs = (typed as QuotaExceededError).retryAfterMs;
+      return {
+        kind: "retry-later",
+        retryAfterMs,
+        error: new LockUnavailableError(wire.message, { cause, retryAfterMs }),
+      };
+    }
+    case "REPLICATION_TIMEOUT":
+      // The grant was undone: the key is not held by the caller.
+      return answer(new LockUnavailableError(wire.message, { cause }));
+    case "LOCK_UNAVAILABLE":
+      return answer(
+        new LockUnavailableError(wire.message, {
+          cause,
+          retryAfterMs: (typed as LockUnavailableError).retryAfterMs,
+        }),
+      );
+    case "FORBIDDEN":
+      // The SDK's surface has one error for "these credentials may not do this".
+      return answer(new UnauthorizedError(wire.message));
+    case "INVALID_ARGUMENT":
+    case "UNKNOWN_RESOURCE":
+    case "NOT_HOLDER":
+    case "LEASE_LOST":
+    case "LOCK_TIMEOUT":
+    case "UNAUTHORIZED":
+    case "STALE_FENCE":
+    case "CONFLICT":
+    case "LOGIN_THROTTLED":
+      return answer(typed);
+  }
 }
 
 /** The typed error a failure surfaces as when the caller has nothing better to say. */
@@ -121,13 +156,16 @@ export function failureToError(failure: CallFailure, context: CallContext): Erro
     case "retry-later":
       return failure.error;
     case "wait-cancelled":
-      return new LockUnavailableError(`${context.operation}: the server withdrew the wait`);
+      return new LockUnavailableError(
+        `${context.operation}: the server withdrew the wait (it is shutting down or the wait was cancelled); the lock was not granted — try again`,
+      );
     case "not-sent":
-      return new LockUnavailableError(`${context.operation}: the Warden server is unreachable`, {
-        cause: failure.cause,
-      });
+      return new LockUnavailableError(
+        `${context.operation}: the Warden server is unreachable; nothing was sent — try again when it is back`,
+        { cause: failure.cause },
+      );
     case "unknown":
-      return new OutcomeUnknownError(context.lockId ?? "unknown", uncertain(context.operation), {
+      return new OutcomeUnknownError(context.lockId ?? null, uncertain(context.operation), {
         cause: failure.cause,
       });
   }
@@ -139,17 +177,4 @@ function uncertain(operation: string): UncertainOperation {
 
 function answer(error: WardenError): CallFailure {
   return { kind: "answer", error };
-}
-
-// InvalidArgumentError messages read "<field>: <message>".
-function fieldOf(message: string): string {
-  return /^([A-Za-z.]+): /.exec(message)?.[1] ?? "input";
-}
-
-function afterField(message: string): string {
-  return message.replace(/^[A-Za-z.]+: /, "");
-}
-
-function resourceOf(message: string): string {
-  return /"([^"]+)"/.exec(message)?.[1] ?? "unknown";
 }

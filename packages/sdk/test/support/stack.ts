@@ -24,6 +24,11 @@ export interface PolicyInput {
   readonly localFallback?: "deny" | "allow";
   readonly fair?: boolean;
   readonly waitReplicas?: number;
+  /** `semaphore` needs `permits` (docs/decisions/0161). */
+  readonly kind?: "mutex" | "semaphore" | "rwlock";
+  readonly permits?: number | null;
+  /** rwlock only (docs/decisions/0166). */
+  readonly writerPreference?: boolean;
 }
 
 /** A real Warden server on real Redis and MariaDB, a tenant with an API key, and helpers. */
@@ -104,6 +109,8 @@ export async function startStack(extraEnv: Record<string, string> = {}): Promise
       name: "sdk tests",
       prefix: apiKey.slice(0, 12),
       hash: createHash("sha256").update(apiKey, "utf8").digest("hex"),
+      // It also registers the resources: a policy change needs the admin scope.
+      scopes: "lock,admin",
     },
     select: { id: true },
   });

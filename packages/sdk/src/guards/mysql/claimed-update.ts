@@ -1,4 +1,4 @@
-import { compareFences, InvalidArgumentError } from "@warden/core";
+import { compareFences, InvalidArgumentError } from "@warden/contract";
 import type { FencedHolder } from "../fenced-holder.js";
 import type { GuardResult } from "../guard-result.js";
 import { reportStale, requireFence } from "../require-fence.js";

@@ -1,4 +1,4 @@
-import { compareFences } from "@warden/core";
+import { compareFences } from "@warden/contract";
 import type { FencedHolder } from "../fenced-holder.js";
 import type { GuardResult } from "../guard-result.js";
 import { reportStale, requireFence } from "../require-fence.js";
@@ -16,9 +16,9 @@ import {
 /**
  * A blind write guarded by the lock's fence, in ONE conditional UPDATE: the row is written
  * only if its recorded fence is older than ours (or absent), and then records ours. Enough
- * for a write that does not depend on what the row held (a status change, seed 000 §7).
- * NOT enough for read-modify-write: use {@link claimFence} + {@link claimedUpdate}, or
- * {@link versionedUpdate}.
+ * for a write that does not depend on what the row held (a status change,
+ * docs/design.md#fenced-writes). NOT enough for read-modify-write: use {@link claimFence} + {@link
+ * claimedUpdate}, or {@link versionedUpdate}.
  *
  * `duplicate` means our fence is recorded already: an earlier attempt with this lock did
  * it. One fenced write per lock and row; a second one with the same lock is a duplicate.

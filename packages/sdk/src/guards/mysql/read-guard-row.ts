@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from "@warden/core";
+import { InvalidArgumentError } from "@warden/contract";
 import { conditions, guardColumns, quoteId } from "./sql-parts.js";
 import type { MysqlGuardTarget, SqlExecutor } from "./mysql-guard-types.js";
 

@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from "@warden/core";
+import { InvalidArgumentError } from "@warden/contract";
 import {
   MYSQL_GUARD_COLUMNS,
   type MysqlGuardColumns,

@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from "@warden/core";
+import { InvalidArgumentError } from "@warden/contract";
 import type { FencedHolder } from "../fenced-holder.js";
 import type { GuardResult } from "../guard-result.js";
 import { reportStale, requireFence } from "../require-fence.js";

@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from "@warden/core";
+import { InvalidArgumentError } from "@warden/contract";
 import type { LuaScript } from "./generated/lua-scripts.js";
 import {
   REDIS_GUARD_FIELDS,

@@ -1,6 +1,6 @@
 -- Blind write guarded by a fencing token: sets fields of a hash only when our fence is
--- newer than the one recorded there (seed 000 §7). Fences are canonical decimal strings
--- of up to 20 digits, compared by length then text (Lua numbers are doubles).
+-- newer than the one recorded there (docs/design.md#fenced-writes). Fences are canonical decimal
+-- strings of up to 20 digits, compared by length then text (Lua numbers are doubles).
 --
 -- KEYS[1]  the hash holding the data and the fence
 -- ARGV[1]  name of the fence field            ARGV[2]  name of the lock-id field

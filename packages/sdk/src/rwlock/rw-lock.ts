@@ -1,0 +1,186 @@
+import {
+  InvalidArgumentError,
+  LockTimeoutError,
+  validateLeaseMs,
+  validateLockKey,
+  type LockKey,
+} from "@warden/contract";
+import type { ClientContext } from "../client/client-context.js";
+import { clientQuery } from "../client/client-query.js";
+import { newOwnerId } from "../owner/owner-scope.js";
+import { monotonicNow } from "../time/monotonic.js";
+import { RwLease, renewRwGrant, type HeldRwLeases, type RwMode } from "./rw-lease.js";
+
+/** Options of {@link RwLock.read} and {@link RwLock.write}. */
+export interface RwAcquireOptions {
+  /** How long the server may wait for the key, in ms; 0 tries once. @defaultValue 10 000 */
+  readonly waitMs?: number;
+  /** Lease of the grant, renewed by the watchdog; default: the resource's defaultLeaseMs. */
+  readonly leaseMs?: number;
+  /**
+   * Who holds it within this client (shown by inspect). The same owner asking again in the
+   * same mode re-enters the grant (one release per entry). @defaultValue a new random id
+   */
+  readonly ownerId?: string;
+}
+
+/** A grant as {@link RwLock.inspect} reports it. */
+export interface RwGrantInfo {
+  readonly lockId: string;
+  readonly mode: RwMode;
+  readonly fence: string | null;
+  readonly holder: { readonly clientId: string; readonly ownerId: string };
+  readonly expiresAt: number;
+  readonly renewals: number;
+  readonly tier: string;
+}
+
+/** A read-write lock key as the server reports it. */
+export interface RwLockInfo {
+  readonly writer: RwGrantInfo | null;
+  readonly readers: readonly RwGrantInfo[];
+  /** The fence the current read generation shares, once a read was granted since the last write. */
+  readonly readFence: string | null;
+  /** Writers waiting with writer preference (they stop new readers). */
+  readonly waitingWriters: number;
+  readonly writerPreference: boolean;
+}
+
+const DEFAULT_WAIT_MS = 10_000;
+const MAX_WAIT_MS = 300_000;
+
+function checkOptions(options: RwAcquireOptions): {
+  waitMs: number;
+  leaseMs: number | undefined;
+  ownerId: string;
+} {
+  const waitMs = options.waitMs ?? DEFAULT_WAIT_MS;
+  if (!Number.isInteger(waitMs) || waitMs < 0 || waitMs > MAX_WAIT_MS) {
+    throw new InvalidArgumentError("waitMs", `must be an integer in 0..${MAX_WAIT_MS}`);
+  }
+  const leaseMs = options.leaseMs === undefined ? undefined : validateLeaseMs(options.leaseMs);
+  return { waitMs, leaseMs, ownerId: options.ownerId ?? newOwnerId() };
+}
+
+/**
+ * One key of a read-write lock resource (`kind: rwlock`), from
+ * `warden.rwLock(resource, businessKey)` (docs/decisions/0166): many readers at once, or
+ * one writer. With the resource's writer preference (the default) a waiting writer stops
+ * new readers, so readers cannot starve it.
+ */
+export class RwLock {
+  readonly resource: string;
+  readonly businessKey: string;
+
+  /** @internal Made by `Warden.rwLock`; not for direct use. */
+  constructor(
+    private readonly ctx: ClientContext,
+    private readonly held: HeldRwLeases,
+    key: LockKey,
+  ) {
+    const checked = validateLockKey(key);
+    this.resource = checked.resource;
+    this.businessKey = checked.businessKey;
+  }
+
+  /**
+   * A read grant, shared with other readers, waiting server-side up to `waitMs` while a
+   * writer holds the key (or, with writer preference, waits for it). Renewed until released
+   * or lost.
+   *
+   * @throws LockTimeoutError - not granted within `waitMs`.
+   * @throws InvalidArgumentError - bad options, the same owner holds the key for writing
+   *   (`field: "mode"`), or the resource is not an rwlock (`field: "kind"`).
+   * @throws UnknownResourceError - no such resource for this tenant.
+   * @throws OutcomeUnknownError - no answer in time: a grant may have been made; it runs out
+   *   with its lease.
+   */
+  read(options: RwAcquireOptions = {}): Promise<RwLease> {
+    return this.acquire("read", options);
+  }
+
+  /** The key's one write grant, once no reader or writer holds it; see {@link read}. */
+  write(options: RwAcquireOptions = {}): Promise<RwLease> {
+    return this.acquire("write", options);
+  }
+
+  /** Like {@link read} with `waitMs: 0`, but resolves null when the key is not free for reading. */
+  tryRead(options: Omit<RwAcquireOptions, "waitMs"> = {}): Promise<RwLease | null> {
+    return this.request("read", { ...options, waitMs: 0 });
+  }
+
+  /**
+   * Like {@link write} with `waitMs: 0`, but resolves null when the key is held. A refused
+   * try registers no writer intent: readers are not held back by it.
+   */
+  tryWrite(options: Omit<RwAcquireOptions, "waitMs"> = {}): Promise<RwLease | null> {
+    return this.request("write", { ...options, waitMs: 0 });
+  }
+
+  /** The key's writer, readers, read fence and waiting writers on the tier that answers. */
+  async inspect(): Promise<RwLockInfo> {
+    const key = { resource: this.resource, businessKey: this.businessKey };
+    return clientQuery(
+      this.ctx,
+      (api, call) => api.rwlock.inspect.query(key, call),
+      "rwlock.inspect",
+      this.resource,
+    );
+  }
+
+  private async acquire(mode: RwMode, options: RwAcquireOptions): Promise<RwLease> {
+    const lease = await this.request(mode, options);
+    if (lease === null) throw new LockTimeoutError(options.waitMs ?? DEFAULT_WAIT_MS);
+    return lease;
+  }
+
+  private async request(mode: RwMode, options: RwAcquireOptions): Promise<RwLease | null> {
+    const { waitMs, leaseMs, ownerId } = checkOptions(options);
+    const input = {
+      resource: this.resource,
+      businessKey: this.businessKey,
+      ownerId,
+      waitMs,
+      ...(leaseMs === undefined ? {} : { leaseMs }),
+    };
+    const sentAt = monotonicNow();
+    const reply = await clientQuery(
+      this.ctx,
+      (api, call) => {
+        const waiting = { timeoutMs: call.timeoutMs + waitMs };
+        return mode === "read"
+          ? api.rwlock.acquireRead.mutate(input, waiting)
+          : api.rwlock.acquireWrite.mutate(input, waiting);
+      },
+      `rwlock.${mode}`,
+      this.resource,
+    );
+    if (!reply.granted) return null;
+    let confirmed = { sentAt, ttlMs: reply.ttlMs, expiresAt: reply.expiresAt };
+    if (monotonicNow() - sentAt > reply.ttlMs / 3) {
+      // A grant after a long wait: the lease counted from when the request was sent could
+      // already look expired. One renewal, sent now, says how long it really has.
+      const renewAt = monotonicNow();
+      const renewed = await renewRwGrant(
+        this.ctx,
+        { resource: this.resource, businessKey: this.businessKey, ...reply },
+        leaseMs,
+      );
+      confirmed = { sentAt: renewAt, ...renewed };
+    }
+    return new RwLease(this.ctx, this.held, {
+      resource: this.resource,
+      businessKey: this.businessKey,
+      ownerId,
+      lockId: reply.lockId,
+      mode: reply.mode,
+      fence: reply.fence,
+      tier: reply.tier,
+      ttlMs: confirmed.ttlMs,
+      expiresAt: confirmed.expiresAt,
+      maxRenewals: reply.maxRenewals,
+      leaseMs,
+      sentAt: confirmed.sentAt,
+    });
+  }
+}

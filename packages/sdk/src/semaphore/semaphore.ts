@@ -1,0 +1,174 @@
+import {
+  InvalidArgumentError,
+  LockTimeoutError,
+  validateLeaseMs,
+  validateLockKey,
+  type LockKey,
+} from "@warden/contract";
+import type { ClientContext } from "../client/client-context.js";
+import { clientQuery } from "../client/client-query.js";
+import { newOwnerId } from "../owner/owner-scope.js";
+import { monotonicNow } from "../time/monotonic.js";
+import { Permit, type HeldPermits } from "./permit.js";
+
+/** Options of {@link Semaphore.acquire}. */
+export interface PermitAcquireOptions {
+  /** Permits to take, an integer in 1..the resource's total. @defaultValue 1 */
+  readonly permits?: number;
+  /** How long the server may wait for enough free permits, in ms; 0 tries once. @defaultValue 10 000 */
+  readonly waitMs?: number;
+  /** Lease of the grant, renewed by the watchdog; default: the resource's defaultLeaseMs. */
+  readonly leaseMs?: number;
+  /** Who holds it within this client (shown by inspect). @defaultValue a new random id */
+  readonly ownerId?: string;
+}
+
+/** A semaphore key's live grants as the server reports them. */
+export interface SemaphoreInfo {
+  readonly holders: ReadonlyArray<{
+    readonly lockId: string;
+    readonly fence: string | null;
+    readonly holder: { readonly clientId: string; readonly ownerId: string };
+    readonly permits: number;
+    readonly expiresAt: number;
+    readonly renewals: number;
+    readonly tier: string;
+  }>;
+  readonly inUse: number;
+  readonly totalPermits: number;
+}
+
+const DEFAULT_WAIT_MS = 10_000;
+const MAX_WAIT_MS = 300_000;
+
+function checkOptions(options: PermitAcquireOptions): {
+  permits: number;
+  waitMs: number;
+  leaseMs: number | undefined;
+  ownerId: string;
+} {
+  const permits = options.permits ?? 1;
+  if (!Number.isInteger(permits) || permits < 1) {
+    throw new InvalidArgumentError("permits", "must be an integer greater than 0");
+  }
+  const waitMs = options.waitMs ?? DEFAULT_WAIT_MS;
+  if (!Number.isInteger(waitMs) || waitMs < 0 || waitMs > MAX_WAIT_MS) {
+    throw new InvalidArgumentError("waitMs", `must be an integer in 0..${MAX_WAIT_MS}`);
+  }
+  const leaseMs = options.leaseMs === undefined ? undefined : validateLeaseMs(options.leaseMs);
+  return { permits, waitMs, leaseMs, ownerId: options.ownerId ?? newOwnerId() };
+}
+
+/**
+ * One key of a semaphore resource (`kind: semaphore`, `permits` = its total per key),
+ * from `warden.semaphore(resource, businessKey)` (docs/decisions/0161).
+ */
+export class Semaphore {
+  readonly resource: string;
+  readonly businessKey: string;
+
+  /** @internal Made by `Warden.semaphore`; not for direct use. */
+  constructor(
+    private readonly ctx: ClientContext,
+    private readonly held: HeldPermits,
+    key: LockKey,
+  ) {
+    const checked = validateLockKey(key);
+    this.resource = checked.resource;
+    this.businessKey = checked.businessKey;
+  }
+
+  /**
+   * Takes `permits` of the key, waiting server-side up to `waitMs` (first come, first
+   * served when the resource is fair). The permit is renewed until released or lost.
+   *
+   * @throws LockTimeoutError - not enough permits were free within `waitMs`.
+   * @throws InvalidArgumentError - bad options, permits above the resource's total, or the
+   *   resource is not a semaphore (`field: "kind"`).
+   * @throws UnknownResourceError - no such resource for this tenant.
+   * @throws OutcomeUnknownError - no answer in time: a grant may have been made; it runs out
+   *   with its lease.
+   */
+  async acquire(options: PermitAcquireOptions = {}): Promise<Permit> {
+    const permit = await this.request(options);
+    if (permit === null) throw new LockTimeoutError(options.waitMs ?? DEFAULT_WAIT_MS);
+    return permit;
+  }
+
+  /** Like {@link acquire} with `waitMs: 0`, but resolves null when the permits are not free. */
+  tryAcquire(options: Omit<PermitAcquireOptions, "waitMs"> = {}): Promise<Permit | null> {
+    return this.request({ ...options, waitMs: 0 });
+  }
+
+  /** The key's live grants on every tier the server reaches. */
+  async inspect(): Promise<SemaphoreInfo> {
+    const key = { resource: this.resource, businessKey: this.businessKey };
+    return clientQuery(
+      this.ctx,
+      (api, call) => api.semaphore.inspect.query(key, call),
+      "semaphore.inspect",
+      this.resource,
+    );
+  }
+
+  private async request(options: PermitAcquireOptions): Promise<Permit | null> {
+    const { permits, waitMs, leaseMs, ownerId } = checkOptions(options);
+    const input = {
+      resource: this.resource,
+      businessKey: this.businessKey,
+      ownerId,
+      permits,
+      waitMs,
+      ...(leaseMs === undefined ? {} : { leaseMs }),
+    };
+    const sentAt = monotonicNow();
+    const reply = await clientQuery(
+      this.ctx,
+      (api, call) => api.semaphore.acquire.mutate(input, { timeoutMs: call.timeoutMs + waitMs }),
+      "semaphore.acquire",
+      this.resource,
+    );
+    if (!reply.granted) return null;
+    let confirmed = { sentAt, ttlMs: reply.ttlMs, expiresAt: reply.expiresAt };
+    if (monotonicNow() - sentAt > reply.ttlMs / 3) {
+      // A grant after a long wait: the lease counted from when the request was sent could
+      // already look expired. One renewal, sent now, says how long it really has.
+      const renewAt = monotonicNow();
+      const renewed = await clientQuery(
+        this.ctx,
+        (api, call) =>
+          api.semaphore.extend.mutate(
+            {
+              resource: this.resource,
+              businessKey: this.businessKey,
+              lockId: reply.lockId,
+              tier: reply.tier,
+              ...(leaseMs === undefined ? {} : { leaseMs }),
+            },
+            call,
+          ),
+        "semaphore.extend",
+        this.resource,
+      );
+      confirmed = {
+        sentAt: renewAt,
+        ttlMs: renewed.permit.ttlMs,
+        expiresAt: renewed.permit.expiresAt,
+      };
+    }
+    return new Permit(this.ctx, this.held, {
+      resource: this.resource,
+      businessKey: this.businessKey,
+      ownerId,
+      lockId: reply.lockId,
+      fence: reply.fence,
+      permits: reply.permits,
+      tier: reply.tier,
+      ttlMs: confirmed.ttlMs,
+      expiresAt: confirmed.expiresAt,
+      maxRenewals: reply.maxRenewals,
+      leaseMs,
+      sentAt: confirmed.sentAt,
+    });
+  }
+}
