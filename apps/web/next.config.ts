@@ -10,7 +10,7 @@ const config: NextConfig = {
   reactStrictMode: true,
   poweredByHeader: false,
   // The console imports the server's zod schemas from source (`@warden/server/schemas`).
-  transpilePackages: ["@warden/server"],
+  transpilePackages: ["@warden/server", "@warden/contract"],
   typescript: { tsconfigPath: "./tsconfig.json" },
   // The workspace's TypeScript is NodeNext-style (`./limits.js` names `limits.ts`). Turbopack
   // cannot map that yet, so builds use webpack (`--webpack`) with this alias (docs/decisions/0020).

@@ -188,16 +188,127 @@ void describe("console against the real stack", { timeout: SUITE_TIMEOUT_MS }, (
     await page.goto(detail);
     await page.getByTestId("key-timeline").waitFor();
     await shot("08-resource-detail", true);
-    await page.goto(`${stack.webUrl}/resources`);
-    await page.getByLabel("Search by name").fill("e2e:");
-    await page.getByTestId("resources-table").getByText(resource).waitFor();
-    await shot("08b-resources");
     await page.goto(`${stack.webUrl}/alerts`);
     await page.locator('[data-testid="alert-list"], [data-testid="alert-list-empty"]').waitFor();
     await shot("09-alerts");
     await page.goto(`${stack.webUrl}/`);
     await page.getByText("e2e-billing-worker-1").first().waitFor();
     await shot("10-overview");
+  });
+
+  void it("edits the lock-delay; a force-released key is then held back by it, on the key", async () => {
+    const detail = `${stack.webUrl}/resources/${encodeURIComponent(resource)}`;
+    await page.goto(`${detail}/edit`);
+    const field = page.getByLabel("lockDelayMs");
+    // The form shows the defaults until the stored policy has loaded (then Save is enabled).
+    await page.waitForFunction(
+      () => document.querySelector<HTMLTextAreaElement>("#rf-description")?.value !== "",
+    );
+    assert.equal(await field.inputValue(), "0", "the stored policy: no lock-delay");
+    await field.fill("70000");
+    await page.getByRole("button", { name: "Save changes" }).click();
+    assert.match(await page.getByTestId("error-lockDelayMs").innerText(), /at most 60000 ms/);
+    assert.equal(await field.getAttribute("aria-invalid"), "true");
+    await shot("07b-edit-lock-delay-invalid");
+    await field.fill("20000");
+    await page.getByRole("button", { name: "Save changes" }).click();
+    await page.waitForURL(new RegExp(`/resources/${encodeURIComponent(resource)}$`));
+    await page.getByTestId("policy-lockDelayMs").getByText("20000 ms").waitFor();
+
+    const delayed = await locks.acquire(resource, "order-77", "settle-job-9", LEASE_MS);
+    const row = page.locator(`tr[data-lock-id="${delayed.lockId}"]`);
+    await row.waitFor({ timeout: 5_000 });
+    await row.getByRole("button", { name: /Force release/ }).click();
+    const dialog = page.getByRole("alertdialog", { name: "Force release this lock?" });
+    await dialog.getByLabel(/Reason/).fill("worker hung mid-write, INC-4712");
+    await dialog.getByRole("button", { name: "Force release" }).click();
+    await row.waitFor({ state: "detached", timeout: 5_000 });
+    // Nobody holds it, and nobody may for 20 s: the list of held-back keys and the key say so.
+    const held = page.getByTestId("lock-delays").locator('li[data-key="order-77"]');
+    await held.waitFor({ timeout: 5_000 });
+    assert.match(await held.innerText(), /lock-delay until \d\d:\d\d:\d\d/);
+    await page.locator('#timeline-key option[value="order-77"]').waitFor({ state: "attached" });
+    await page.locator("#timeline-key").selectOption("order-77");
+    await page.getByTestId("key-lock-delay").waitFor({ timeout: 5_000 });
+    // The end shows once the audit writer has flushed it (the grant may show first).
+    const ended = page.locator(
+      `[data-testid="term-history"] tr[data-term="${delayed.fence}"][data-end="force-released"]`,
+    );
+    await ended.waitFor({ timeout: 10_000 });
+    assert.match(await ended.innerText(), /INC-4712/);
+    await page.getByTestId("lock-delays").scrollIntoViewIfNeeded();
+    await shot("08c-lock-delay", true);
+  });
+
+  void it("shows a key's leader and its term history as candidates hand over", async () => {
+    const nodeA = lockClient(stack.apiUrl, stack.tenant.apiKey, "e2e-scheduler-a");
+    const nodeB = lockClient(stack.apiUrl, stack.tenant.apiKey, "e2e-scheduler-b");
+    try {
+      const a = await nodeA.campaign(resource, "scheduler");
+      const termA = await a.elected;
+      const b = await nodeB.campaign(resource, "scheduler");
+      await page.goto(`${stack.webUrl}/resources/${encodeURIComponent(resource)}`);
+      await page.locator('#timeline-key option[value="scheduler"]').waitFor({ state: "attached" });
+      await page.locator("#timeline-key").selectOption("scheduler");
+      const term = page.getByTestId("current-term");
+      await term.getByText(termA, { exact: true }).waitFor({ timeout: 5_000 });
+      assert.match(await page.getByTestId("current-leader").innerText(), /e2e-scheduler-a/);
+
+      // A resigns: B, queued on the server, is elected at once with a larger term.
+      await a.campaign.resign();
+      const termB = await b.elected;
+      assert.ok(BigInt(termB) > BigInt(termA), "terms only grow");
+      await term.getByText(termB, { exact: true }).waitFor({ timeout: 5_000 });
+      const history = page.getByTestId("term-history");
+      // Each row settles as the audit rows and the live lease arrive.
+      const previous = history.locator(`tr[data-term="${termA}"][data-end="released"]`);
+      await previous.waitFor({ timeout: 10_000 });
+      assert.match(await previous.innerText(), /e2e-scheduler-a/);
+      await history.locator(`tr[data-term="${termB}"][data-end="leading"]`).waitFor();
+      await page.getByTestId("key-history").scrollIntoViewIfNeeded();
+      await shot("08d-term-history");
+      await b.campaign.resign();
+    } finally {
+      await nodeA.close();
+      await nodeB.close();
+    }
+  });
+
+  void it("registers a semaphore and shows its permits in use per key, live", async () => {
+    const pool = `e2e:partner-api-${Date.now().toString(36)}`;
+    await page.goto(`${stack.webUrl}/resources/new`);
+    await page.getByLabel("Name").fill(pool);
+    await page.getByLabel("Tenant").fill(stack.tenant.id);
+    await page.getByLabel("kind", { exact: true }).selectOption("semaphore");
+    await page.getByLabel("permits", { exact: true }).fill("3");
+    await page.getByLabel("Description").fill("E2E: at most 3 calls to a partner's API at once");
+    await page.getByRole("button", { name: "Register" }).click();
+    await page.waitForURL(new RegExp(`/resources/${encodeURIComponent(pool)}$`));
+    await page.getByRole("heading", { name: /Permits in use/ }).waitFor();
+
+    const two = await locks.permit(pool, "partner-acme", "sync-1", 2);
+    const one = await locks.permit(pool, "partner-acme", "sync-2", 1);
+    const single = await locks.permit(pool, "partner-globex", "sync-3", 1);
+    const acme = page.locator('[data-testid="permits-table"] tr[data-key="partner-acme"]');
+    await acme.getByTestId("permits-in-use").getByText("3 / 3").waitFor({ timeout: 5_000 });
+    assert.match(await acme.first().innerText(), /e2e-billing-worker-1 \/ sync-1/);
+    await page
+      .locator('[data-testid="permits-table"] tr[data-key="partner-globex"]')
+      .getByText("1 / 3")
+      .waitFor();
+    await shot("08e-semaphore-permits");
+    // A release shows without a reload (live events, 2 s polling the floor).
+    await two.release();
+    await acme.getByTestId("permits-in-use").getByText("1 / 3").waitFor({ timeout: 5_000 });
+    await one.release();
+    await single.release();
+    await page.goto(`${stack.webUrl}/resources`);
+    await page.getByLabel("Search by name").fill("e2e:");
+    const listed = page.getByTestId("resources-table").locator("tr", { hasText: pool });
+    assert.match(await listed.getByTestId("resource-kind").innerText(), /semaphore ×3/);
+    const mutexRow = page.getByTestId("resources-table").locator("tr", { hasText: resource });
+    assert.match(await mutexRow.getByTestId("resource-kind").innerText(), /mutex/);
+    await shot("08b-resources");
   });
 
   void it("turns amber on the mysql tier when Redis stops", async () => {

@@ -42,6 +42,8 @@ export async function startLocalStack(): Promise<E2eStack> {
         WARDEN_INSTANCE_ID: "e2e-1",
         WARDEN_LOG_LEVEL: "warn",
         WARDEN_CONSOLE_ORIGINS: `http://127.0.0.1:${webPort}`,
+        // The console proxies logins from loopback: its X-Forwarded-For names the browser.
+        WARDEN_TRUSTED_PROXIES: "127.0.0.1,::1",
         WARDEN_AUDIT_SPOOL_DIR: spoolDir,
         WARDEN_TIER_PROBE_INTERVAL_MS: "500",
         WARDEN_TIER_FAILURES_TO_DEGRADE: "2",

@@ -1,4 +1,4 @@
-import { createWarden, type Lock } from "@warden/sdk";
+import { createWarden, type Campaign, type Lock, type Permit } from "@warden/sdk";
 
 /**
  * The e2e's service under watch: a real `@warden/sdk` client (WebSocket, watchdog,
@@ -41,6 +41,30 @@ export function lockClient(apiUrl: string, apiKey: string, clientId: string) {
           Array.from({ length: Math.min(6, count - start) }, (_, k) => one(start + k)),
         );
       }
+    },
+    /** `permits` of a semaphore resource's key, held (and renewed) until released. */
+    permit(
+      resource: string,
+      businessKey: string,
+      ownerId: string,
+      permits: number,
+    ): Promise<Permit> {
+      return warden.semaphore(resource, businessKey).acquire({ permits, ownerId, waitMs: 5_000 });
+    },
+    /**
+     * Campaigns for leadership of `businessKey` (the holder of its lock leads, its fence is
+     * the term); `elected` resolves with the term once this candidate leads.
+     */
+    async campaign(resource: string, businessKey: string) {
+      let onElected: (term: string) => void = () => undefined;
+      const elected = new Promise<string>((resolve) => {
+        onElected = resolve;
+      });
+      const campaign: Campaign = await warden.campaign(resource, businessKey, {
+        onElected: (term) => onElected(term),
+        waitMs: 10_000,
+      });
+      return { campaign, elected };
     },
     close: () => warden.close(),
   };

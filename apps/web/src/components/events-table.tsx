@@ -17,12 +17,15 @@ export interface EventRow {
   readonly actor: string | null;
   readonly reason: string | null;
   readonly at: number;
+  /** Refusals counted in the minute from `at` (a per-minute refusal row); renewals of a hold. */
+  readonly count?: number | null;
 }
 
 const TYPE_TONE: Record<string, string> = {
   grant: "tone-green",
   release: "tone-blue",
   "force-release": "tone-red",
+  "revoke-requested": "tone-amber",
   "stale-fence": "tone-red",
   expired: "tone-amber",
   refusal: "tone-gray",
@@ -65,6 +68,12 @@ export function EventsTable({
               </td>
               <td>
                 <span className={`pill ${TYPE_TONE[event.type] ?? "tone-gray"}`}>{event.type}</span>
+                {event.count != null && event.count > 1 ? (
+                  <span className="faint tnum" data-testid="event-count">
+                    {" "}
+                    ×{event.count}
+                  </span>
+                ) : null}
               </td>
               <td className="mono wrap-narrow">
                 {event.resource === "*" ? (

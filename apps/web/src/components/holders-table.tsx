@@ -9,10 +9,17 @@ export interface HoldersTableProps {
   readonly rows: readonly HolderRow[];
   readonly canOperate: boolean;
   readonly onForceRelease: (row: HolderRow) => void;
+  /** Asks the holder's SDK to release the lock (cooperative revocation). */
+  readonly onRequestRelease?: (row: HolderRow) => void;
 }
 
 /** Live holders: key, holder, fence, age, a countdown that ticks every second, renewals. */
-export function HoldersTable({ rows, canOperate, onForceRelease }: HoldersTableProps) {
+export function HoldersTable({
+  rows,
+  canOperate,
+  onForceRelease,
+  onRequestRelease,
+}: HoldersTableProps) {
   if (rows.length === 0)
     return <p className="empty">Nobody holds a key of this resource right now.</p>;
   return (
@@ -81,6 +88,22 @@ export function HoldersTable({ rows, canOperate, onForceRelease }: HoldersTableP
               </td>
               <td className="num">{row.renewals}</td>
               <td>
+                {onRequestRelease ? (
+                  <button
+                    type="button"
+                    className="button button-small"
+                    disabled={!canOperate}
+                    title={
+                      canOperate
+                        ? "Asks the holder to release; the lock stays held until it does"
+                        : "Operators only"
+                    }
+                    aria-label={`Request release of ${row.businessKey} from ${row.clientId}`}
+                    onClick={() => onRequestRelease(row)}
+                  >
+                    Request release
+                  </button>
+                ) : null}{" "}
                 <button
                   type="button"
                   className="button button-small button-danger"

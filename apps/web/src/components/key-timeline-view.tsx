@@ -15,23 +15,26 @@ export interface KeyTimelineViewProps {
   readonly timeline: KeyTimeline | null;
   readonly fromMs: number;
   readonly toMs: number;
+  /** A semaphore key: holds overlap by design (up to its permits), so overlaps are not flagged. */
+  readonly shared?: boolean;
 }
 
 /** Who held one key when: one bar per hold, overlaps shaded red, gaps left empty. */
-export function KeyTimelineView({ timeline, fromMs, toMs }: KeyTimelineViewProps) {
+export function KeyTimelineView({ timeline, fromMs, toMs, shared = false }: KeyTimelineViewProps) {
   if (timeline === null) return <p className="empty">Pick a key.</p>;
+  const overlaps = shared ? [] : timeline.overlaps;
   const lanes = Math.max(1, timeline.lanes);
   const span = Math.max(1, toMs - fromMs);
   return (
     <div data-testid="key-timeline">
-      {timeline.overlaps.length > 0 ? (
+      {overlaps.length > 0 ? (
         <div className="notice tone-red" role="alert">
-          {timeline.overlaps.length} overlapping hold{timeline.overlaps.length === 1 ? "" : "s"}:
-          two holders at once (local tier, or a broken exclusion).
+          {overlaps.length} overlapping hold{overlaps.length === 1 ? "" : "s"}: two holders at once
+          (local tier, or a broken exclusion).
         </div>
       ) : null}
       <div className="timeline" style={{ height: lanes * LANE_PX + 8 }}>
-        {timeline.overlaps.map((overlap) => (
+        {overlaps.map((overlap) => (
           <div
             key={overlap.lockIds.join("+")}
             className="timeline-overlap"
@@ -79,12 +82,15 @@ export function KeyTimelineView({ timeline, fromMs, toMs }: KeyTimelineViewProps
           <i style={{ background: "#b91c1c" }} />
           force-released
         </span>
+        {shared ? null : (
+          <span>
+            <i style={{ background: "rgb(220 38 38 / 40%)" }} />
+            overlap
+          </span>
+        )}
         <span>
-          <i style={{ background: "rgb(220 38 38 / 40%)" }} />
-          overlap
-        </span>
-        <span>
-          {timeline.intervals.length} holds, {timeline.gaps.length} gaps
+          {timeline.intervals.length} {shared ? "permit grant" : "hold"}
+          {timeline.intervals.length === 1 ? "" : "s"}, {timeline.gaps.length} gaps
         </span>
       </div>
       <table className="visually-hidden">

@@ -82,7 +82,10 @@ function Suggestion({ form }: { readonly form: ResourceFormView }) {
   );
 }
 
-/** The register / edit form: the DESIGN.md §2 policy fields, each with its inline error. */
+/**
+ * The register / edit form: the policy fields (docs/design.md#resource-policy), each with its
+ * inline error.
+ */
 export function ResourceForm({
   form,
   onCancel,
@@ -112,7 +115,12 @@ export function ResourceForm({
     maxLeaseMs: "longest lease an acquire or extend may ask for; at most 60000 ms",
     maxRenewals: "blank = unlimited",
     expectedHoldMs: "typical hold; an alert fires past 3×. Blank = no alert",
+    releaseOnDisconnectMs:
+      "release a holder's locks once its SDK instance is gone from every server this long, 0–60000 ms. Blank = at their TTL only",
     waitReplicas: "Redis replicas that must acknowledge each grant (WAIT), 0–16",
+    permits: "a semaphore's total per key, 1–10000; blank for a mutex",
+    lockDelayMs:
+      "after a lease expires or is force-released, grant the key to nobody for this long, 0–60000 ms; 0 or blank = none. A voluntary release starts none",
   };
   return (
     <form
@@ -130,7 +138,9 @@ export function ResourceForm({
       ) : null}
       <div className="grid grid-2" style={{ alignItems: "start" }}>
         <section className="card">
-          <div className="form-grid">
+          {/* Until the stored policy has loaded the inputs show the defaults: typing then would be
+              overwritten by the load, so they are disabled until it arrives. */}
+          <fieldset className="form-grid plain-fieldset" disabled={!form.ready}>
             <Field id="rf-name" label="Name" hint={hints.name} error={errors.name}>
               <input
                 {...text("name", hints.name)}
@@ -174,12 +184,57 @@ export function ResourceForm({
               <input {...text("expectedHoldMs", hints.expectedHoldMs, "numeric")} className="num" />
             </Field>
             <Field
+              id="rf-releaseOnDisconnectMs"
+              label="releaseOnDisconnectMs"
+              hint={hints.releaseOnDisconnectMs}
+              error={errors.releaseOnDisconnectMs}
+            >
+              <input
+                {...text("releaseOnDisconnectMs", hints.releaseOnDisconnectMs, "numeric")}
+                className="num"
+              />
+            </Field>
+            <Field
+              id="rf-lockDelayMs"
+              label="lockDelayMs"
+              hint={hints.lockDelayMs}
+              error={errors.lockDelayMs}
+            >
+              <input {...text("lockDelayMs", hints.lockDelayMs, "numeric")} className="num" />
+            </Field>
+            <Field
               id="rf-waitReplicas"
               label="waitReplicas"
               hint={hints.waitReplicas}
               error={errors.waitReplicas}
             >
               <input {...text("waitReplicas", hints.waitReplicas, "numeric")} className="num" />
+            </Field>
+            <Field
+              id="rf-kind"
+              label="kind"
+              hint="mutex = one holder per key; semaphore = at most permits per key. Fixed once registered"
+              error={errors.kind}
+            >
+              <select
+                id="rf-kind"
+                name="kind"
+                value={values.kind}
+                disabled={form.mode === "edit"}
+                aria-describedby="rf-kind-hint"
+                onChange={(event) =>
+                  form.set("kind", event.target.value === "semaphore" ? "semaphore" : "mutex")
+                }
+              >
+                <option value="mutex">mutex</option>
+                <option value="semaphore">semaphore</option>
+                {values.kind !== "mutex" && values.kind !== "semaphore" ? (
+                  <option value={values.kind}>{values.kind}</option>
+                ) : null}
+              </select>
+            </Field>
+            <Field id="rf-permits" label="permits" hint={hints.permits} error={errors.permits}>
+              <input {...text("permits", hints.permits, "numeric")} className="num" />
             </Field>
             <Field
               id="rf-localFallback"
@@ -228,7 +283,7 @@ export function ResourceForm({
                 onChange={(event) => form.set("description", event.target.value)}
               />
             </Field>
-          </div>
+          </fieldset>
           <div className="actions" style={{ marginTop: 16 }}>
             <button
               type="submit"

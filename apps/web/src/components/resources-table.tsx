@@ -6,6 +6,10 @@ import { resourceHref } from "../lib/links";
 export interface ResourceListItem {
   readonly name: string;
   readonly tenantId: string;
+  /** mutex, semaphore (with its permits per key), or a later kind. */
+  readonly kind: string;
+  readonly permits: number | null;
+  readonly lockDelayMs: number;
   readonly defaultLeaseMs: number;
   readonly maxLeaseMs: number;
   readonly expectedHoldMs: number | null;
@@ -26,11 +30,9 @@ export function ResourcesTable({ resources }: { readonly resources: readonly Res
           <tr>
             <th scope="col">Resource</th>
             <th scope="col">Tenant</th>
-            <th scope="col" className="num">
-              Default lease
-            </th>
-            <th scope="col" className="num">
-              Max lease
+            <th scope="col">Kind</th>
+            <th scope="col" className="num" title="default lease / longest lease">
+              Lease / max
             </th>
             <th scope="col" className="num">
               Expected hold
@@ -53,8 +55,27 @@ export function ResourcesTable({ resources }: { readonly resources: readonly Res
                 ) : null}
               </td>
               <td>{resource.tenantId}</td>
-              <td className="num">{formatDuration(resource.defaultLeaseMs)}</td>
-              <td className="num">{formatDuration(resource.maxLeaseMs)}</td>
+              <td data-testid="resource-kind">
+                {resource.kind === "semaphore" ? (
+                  <>
+                    semaphore{" "}
+                    <span className="faint num" title="permits per key">
+                      ×{resource.permits ?? "?"}
+                    </span>
+                  </>
+                ) : (
+                  resource.kind
+                )}
+                {resource.lockDelayMs > 0 ? (
+                  <div className="faint num" title="lockDelayMs">
+                    lock-delay {formatDuration(resource.lockDelayMs)}
+                  </div>
+                ) : null}
+              </td>
+              <td className="num">
+                {formatDuration(resource.defaultLeaseMs)}{" "}
+                <span className="faint">/ {formatDuration(resource.maxLeaseMs)}</span>
+              </td>
               <td className="num">
                 {resource.expectedHoldMs === null ? "—" : formatDuration(resource.expectedHoldMs)}
               </td>

@@ -6,6 +6,7 @@ const ITEMS = [
   { href: "/events", label: "Events" },
   { href: "/alerts", label: "Alerts" },
   { href: "/tier", label: "Tier" },
+  { href: "/instances", label: "Instances" },
 ] as const;
 
 function active(pathname: string, href: string): boolean {

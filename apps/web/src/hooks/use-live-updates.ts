@@ -13,8 +13,10 @@ const FLUSH_MS = 400;
 
 /**
  * Subscribes to `live.events` (SSE) and invalidates the queries each message touches, by
- * router path, so open pages update within a second without reload. Polling (2 s) stays
- * as the floor: the stream carries this server instance's events only.
+ * router path, so open pages update within a second without reload. The stream carries
+ * the whole fleet's events when instances share a Redis (docs/decisions/0071); polling
+ * (2 s) stays as the floor, for while Redis is down and for audit rows the writer has not
+ * flushed yet when the stream's message arrives.
  */
 export function useLiveUpdates(): LiveStatus {
   const trpc = useTRPC();
@@ -25,7 +27,12 @@ export function useLiveUpdates(): LiveStatus {
   const filters = useMemo(
     () => ({
       tier: [trpc.tier.pathFilter(), trpc.stats.overview.queryFilter()],
-      locks: [trpc.holder.pathFilter(), trpc.event.pathFilter(), trpc.stats.pathFilter()],
+      locks: [
+        trpc.holder.pathFilter(),
+        trpc.keyState.pathFilter(),
+        trpc.event.pathFilter(),
+        trpc.stats.pathFilter(),
+      ],
     }),
     [trpc],
   );

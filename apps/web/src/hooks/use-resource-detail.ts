@@ -1,6 +1,7 @@
 "use client";
 
 import { keepPreviousData, skipToken, useQuery } from "@tanstack/react-query";
+import type { ResourceKind } from "@warden/server/schemas";
 import { useMemo, useState } from "react";
 import {
   bucketsFromPoints,
@@ -13,7 +14,17 @@ import {
 import { holdDurations } from "../lib/hold-durations";
 import { holdHistogram, type HistogramRow } from "../lib/hold-histogram";
 import { holderRows, type HolderRow } from "../lib/holder-rows";
+import {
+  leaderOf,
+  lockDelayRows,
+  permitKeyRows,
+  type LeaderView,
+  type LockDelayRow,
+  type MutexKeyState,
+  type PermitKeyRow,
+} from "../lib/key-state";
 import { buildKeyTimeline, type KeyTimeline } from "../lib/key-timeline";
+import { termHistory, type Term } from "../lib/term-history";
 import { useTRPC } from "../trpc/react";
 import { useNow } from "./use-now";
 import { LIVE_REFRESH_MS } from "./use-tier-status";
@@ -22,6 +33,13 @@ const CHART_WINDOW_SEC = 300;
 const CHART_STEP_SEC = 5;
 /** Windows the per-key timeline offers, in ms; the first is the default. */
 export const TIMELINE_WINDOWS_MS = [60_000, 300_000, 900_000] as const;
+/** Most keys whose live state (permits, lock-delay) is read at once (`keyState.keys`). */
+const STATE_KEYS_MAX = 50;
+// A semaphore's audit names its grants and releases apart from a lock's; the timeline reads both.
+const PERMIT_EVENT_AS: Record<string, string> = {
+  "permit-grant": "grant",
+  "permit-release": "release",
+};
 
 /** A waiter in queue order. */
 export interface WaiterRow {
@@ -44,6 +62,10 @@ export interface ResourceDetailView {
     readonly maxLeaseMs: number;
     readonly maxRenewals: number | null;
     readonly expectedHoldMs: number | null;
+    readonly releaseOnDisconnectMs: number | null;
+    readonly lockDelayMs: number;
+    readonly kind: ResourceKind;
+    readonly permits: number | null;
     readonly degrade: boolean;
     readonly localFallback: "deny" | "allow";
     readonly fair: boolean;
@@ -75,6 +97,19 @@ export interface ResourceDetailView {
   readonly timelineToMs: number;
   readonly timelineWindowMs: number;
   readonly setTimelineWindowMs: (ms: number) => void;
+  /** Semaphore keys with permits in use (from the recently seen keys), fullest first. */
+  readonly permitKeys: readonly PermitKeyRow[];
+  /** How many recently seen keys were looked at for permits or a lock-delay. */
+  readonly stateKeysRead: number;
+  /** Mutex keys a lock-delay holds back now (docs/decisions/0175). */
+  readonly lockDelays: readonly LockDelayRow[];
+  /** The chosen key's holder: for leader election, its leader (term = fence). */
+  readonly leader: LeaderView | null;
+  /** The chosen key's lock-delay, while nobody holds it. */
+  readonly keyLockDelay: LockDelayRow | null;
+  /** The chosen key's holds, newest first: for leader election, its terms. */
+  readonly terms: readonly Term[];
+  readonly keyStateError: string | null;
 }
 
 /**
@@ -120,6 +155,23 @@ export function useResourceDetail(name: string): ResourceDetailView {
     ),
   );
 
+  // Live state of the chosen key, and of the recently seen keys where the list needs it: a
+  // semaphore's permits (holder.list knows only locks), a mutex's lock-delays.
+  const kind = resource.data?.kind;
+  const lockDelayMs = resource.data?.lockDelayMs ?? 0;
+  const stateKeys = useMemo(() => {
+    if (kind !== "mutex" && kind !== "semaphore") return [];
+    const chosen = timelineKey === null ? [] : [timelineKey];
+    const all = kind === "semaphore" || lockDelayMs > 0;
+    return [...new Set([...chosen, ...(all ? keys : [])])].slice(0, STATE_KEYS_MAX);
+  }, [kind, lockDelayMs, timelineKey, keys]);
+  const keyStates = useQuery(
+    trpc.keyState.keys.queryOptions(
+      stateKeys.length === 0 ? skipToken : { resource: name, businessKeys: stateKeys },
+      live,
+    ),
+  );
+
   const chartWindow = useMemo(() => {
     const last = series.data?.points.at(-1)?.t;
     const toMs = (last ?? now) + CHART_STEP_SEC * 1_000;
@@ -132,6 +184,11 @@ export function useResourceDetail(name: string): ResourceDetailView {
     [recent.data],
   );
 
+  const stateData = keyStates.data;
+  const chosenState = stateData?.keys.find((key) => key.businessKey === timelineKey);
+  const chosenMutex: MutexKeyState | undefined =
+    chosenState && "lease" in chosenState ? chosenState : undefined;
+
   const timeline = useMemo(() => {
     if (timelineKey === null || !keyEvents.data) return null;
     const liveIds = new Set(
@@ -139,13 +196,47 @@ export function useResourceDetail(name: string): ResourceDetailView {
         .filter((l) => l.businessKey === timelineKey)
         .map((l) => l.lockId),
     );
+    if (chosenState && "holders" in chosenState) {
+      for (const permit of chosenState.holders) liveIds.add(permit.lockId);
+    }
     return buildKeyTimeline(
-      keyEvents.data.events.map((event) => ({ ...event, atMs: event.at })),
+      keyEvents.data.events.map((event) => ({
+        ...event,
+        type: PERMIT_EVENT_AS[event.type] ?? event.type,
+        atMs: event.at,
+      })),
       liveIds,
       now - timelineWindowMs,
       now,
     );
-  }, [timelineKey, keyEvents.data, holders.data, now, timelineWindowMs]);
+  }, [timelineKey, keyEvents.data, holders.data, chosenState, now, timelineWindowMs]);
+
+  const liveLockId =
+    chosenMutex?.lease?.lockId ??
+    holders.data?.holders.find((l) => l.businessKey === timelineKey)?.lockId ??
+    null;
+  const terms = useMemo(
+    () =>
+      kind === "mutex" && keyEvents.data
+        ? termHistory(
+            keyEvents.data.events.map((event) => ({ ...event, atMs: event.at })),
+            liveLockId,
+          )
+        : [],
+    [kind, keyEvents.data, liveLockId],
+  );
+  const stateAt = keyStates.dataUpdatedAt;
+  const permitKeys = useMemo(
+    () =>
+      stateData?.kind === "semaphore"
+        ? permitKeyRows(stateData.keys, stateData.totalPermits, stateAt, now)
+        : [],
+    [stateData, stateAt, now],
+  );
+  const lockDelays = useMemo(
+    () => (stateData?.kind === "mutex" ? lockDelayRows(stateData.keys, stateAt, now) : []),
+    [stateData, stateAt, now],
+  );
 
   const data = resource.data;
   return {
@@ -172,5 +263,12 @@ export function useResourceDetail(name: string): ResourceDetailView {
     timelineToMs: now,
     timelineWindowMs,
     setTimelineWindowMs,
+    permitKeys,
+    stateKeysRead: stateKeys.length,
+    lockDelays,
+    leader: leaderOf(chosenMutex, stateAt, now),
+    keyLockDelay: lockDelays.find((row) => row.businessKey === timelineKey) ?? null,
+    terms,
+    keyStateError: keyStates.error?.message ?? null,
   };
 }

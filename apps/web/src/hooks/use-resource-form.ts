@@ -70,7 +70,7 @@ export function useResourceForm(mode: "create" | "edit", name?: string): Resourc
   };
   const onError = (error: unknown) => {
     const info = errorInfo(error);
-    setErrors(errorsFromServer(info.fieldErrors, info.message));
+    setErrors(errorsFromServer(info.fieldErrors, info.message, info.details));
   };
   const create = useMutation(trpc.resource.create.mutationOptions({ onSuccess: onSaved, onError }));
   const update = useMutation(trpc.resource.update.mutationOptions({ onSuccess: onSaved, onError }));

@@ -1,3 +1,4 @@
+import { RESOURCE_POLICY_DEFAULTS } from "@warden/server/schemas";
 import { describe, expect, it } from "vitest";
 import {
   emptyResourceForm,
@@ -7,6 +8,11 @@ import {
   parseUpdateForm,
   type ResourceFormValues,
 } from "./resource-form";
+
+/** The server's defaults as a stored policy (what `resource.get` returns without the name). */
+function emptyResourcePolicy() {
+  return { ...RESOURCE_POLICY_DEFAULTS };
+}
 
 const valid: ResourceFormValues = {
   ...emptyResourceForm(),
@@ -26,11 +32,17 @@ describe("parseCreateForm", () => {
         maxLeaseMs: 60_000,
         maxRenewals: null,
         expectedHoldMs: null,
+        releaseOnDisconnectMs: null,
+        lockDelayMs: 0,
+        kind: "mutex",
+        permits: null,
         degrade: true,
         localFallback: "deny",
         fair: false,
         waitReplicas: 0,
         description: "",
+        // The create schema's default (a read-write lock's option; the form does not show it).
+        writerPreference: true,
       },
     });
   });
@@ -74,6 +86,116 @@ describe("parseCreateForm", () => {
     const result = parseCreateForm({ ...valid, expectedHoldMs: "12.5" });
     expect(!result.ok && result.errors.expectedHoldMs).toBeTruthy();
   });
+
+  it("takes releaseOnDisconnectMs from 0 to 60000 ms, blank = TTL only, anything else on its field", () => {
+    const zero = parseCreateForm({ ...valid, releaseOnDisconnectMs: "0" });
+    expect(zero.ok && zero.input.releaseOnDisconnectMs).toBe(0);
+    const set = parseCreateForm({ ...valid, releaseOnDisconnectMs: " 2500 " });
+    expect(set.ok && set.input.releaseOnDisconnectMs).toBe(2_500);
+    const blank = parseCreateForm({ ...valid, releaseOnDisconnectMs: "" });
+    expect(blank.ok && blank.input.releaseOnDisconnectMs).toBeNull();
+    expect(parseCreateForm({ ...valid, releaseOnDisconnectMs: "60001" })).toEqual({
+      ok: false,
+      errors: { releaseOnDisconnectMs: "releaseOnDisconnectMs must be at most 60000 ms" },
+    });
+    expect(parseCreateForm({ ...valid, releaseOnDisconnectMs: "-1" })).toEqual({
+      ok: false,
+      errors: { releaseOnDisconnectMs: "releaseOnDisconnectMs must be at least 0 ms" },
+    });
+    const fraction = parseCreateForm({ ...valid, releaseOnDisconnectMs: "1.5" });
+    expect(!fraction.ok && fraction.errors.releaseOnDisconnectMs).toBeTruthy();
+    const text = parseCreateForm({ ...valid, releaseOnDisconnectMs: "soon" });
+    expect(!text.ok && text.errors.releaseOnDisconnectMs).toBe("must be a whole number");
+  });
+});
+
+describe("lockDelayMs", () => {
+  it("takes 0 to 60000 ms with the server's schema; blank, fractions, text and out-of-range on its field", () => {
+    expect(parseCreateForm(valid).ok && emptyResourceForm().lockDelayMs).toBe("0");
+    const set = parseCreateForm({ ...valid, lockDelayMs: " 1500 " });
+    expect(set.ok && set.input.lockDelayMs).toBe(1_500);
+    const max = parseCreateForm({ ...valid, lockDelayMs: "60000" });
+    expect(max.ok && max.input.lockDelayMs).toBe(60_000);
+    expect(parseCreateForm({ ...valid, lockDelayMs: "60001" })).toEqual({
+      ok: false,
+      errors: { lockDelayMs: "lockDelayMs must be at most 60000 ms" },
+    });
+    expect(parseCreateForm({ ...valid, lockDelayMs: "-1" })).toEqual({
+      ok: false,
+      errors: { lockDelayMs: "lockDelayMs must be at least 0 ms" },
+    });
+    // Blank means none, also in an edit (a patch without it would keep the old delay).
+    const blank = parseCreateForm({ ...valid, lockDelayMs: " " });
+    expect(blank.ok && blank.input.lockDelayMs).toBe(0);
+    const fraction = parseCreateForm({ ...valid, lockDelayMs: "2.5" });
+    expect(!fraction.ok && fraction.errors.lockDelayMs).toBe("must be a whole number");
+    const text = parseCreateForm({ ...valid, lockDelayMs: "soon" });
+    expect(!text.ok && text.errors.lockDelayMs).toBe("must be a whole number");
+  });
+
+  it("edits it: the form shows the stored delay and the patch carries the new one; errors stay on the field", () => {
+    const form = formFromResource({
+      ...emptyResourcePolicy(),
+      name: "report:nightly",
+      tenantId: "ops",
+      lockDelayMs: 2_000,
+    });
+    expect(form.lockDelayMs).toBe("2000");
+    expect(parseUpdateForm({ ...form, lockDelayMs: "500" })).toMatchObject({
+      ok: true,
+      input: { name: "report:nightly", patch: { lockDelayMs: 500 } },
+    });
+    expect(parseUpdateForm({ ...form, lockDelayMs: "" })).toMatchObject({
+      ok: true,
+      input: { patch: { lockDelayMs: 0 } },
+    });
+    expect(parseUpdateForm({ ...form, lockDelayMs: "90000" })).toEqual({
+      ok: false,
+      errors: { lockDelayMs: "lockDelayMs must be at most 60000 ms" },
+    });
+    // The server's flattened zod errors (fieldErrors under patch) and a typed INVALID_ARGUMENT
+    // naming the field both land on it.
+    expect(
+      errorsFromServer({ lockDelayMs: ["lockDelayMs must be at most 60000 ms"] }, "bad input"),
+    ).toEqual({ lockDelayMs: "lockDelayMs must be at most 60000 ms" });
+    expect(
+      errorsFromServer(null, "lockDelayMs: must be at most 60000", {
+        field: "lockDelayMs",
+        reason: "must be at most 60000",
+      }),
+    ).toEqual({ lockDelayMs: "must be at most 60000" });
+  });
+});
+
+describe("kind and permits", () => {
+  it("registers a semaphore with its permits; blank permits = none (a mutex); bad counts on their field", () => {
+    const semaphore = parseCreateForm({ ...valid, kind: "semaphore", permits: " 5 " });
+    expect(semaphore.ok && [semaphore.input.kind, semaphore.input.permits]).toEqual([
+      "semaphore",
+      5,
+    ]);
+    const mutex = parseCreateForm(valid);
+    expect(mutex.ok && [mutex.input.kind, mutex.input.permits]).toEqual(["mutex", null]);
+    const zero = parseCreateForm({ ...valid, kind: "semaphore", permits: "0" });
+    expect(!zero.ok && zero.errors.permits).toBe("permits must be at least 1");
+    const many = parseCreateForm({ ...valid, kind: "semaphore", permits: "10001" });
+    expect(!many.ok && many.errors.permits).toBe("permits must be at most 10000");
+  });
+
+  it("shows an INVALID_ARGUMENT on kind or permits from the server on that field", () => {
+    expect(
+      errorsFromServer(null, "permits: a semaphore resource needs permits", {
+        field: "permits",
+        reason: "a semaphore resource needs permits (1..10000)",
+      }),
+    ).toEqual({ permits: "a semaphore resource needs permits (1..10000)" });
+    expect(
+      errorsFromServer(null, "kind: is fixed at creation", {
+        field: "kind",
+        reason: "is fixed at creation",
+      }),
+    ).toEqual({ kind: "is fixed at creation" });
+  });
 });
 
 describe("parseUpdateForm", () => {
@@ -81,22 +203,37 @@ describe("parseUpdateForm", () => {
     const form = formFromResource({
       name: "order:settle",
       tenantId: "payments",
+      lockDelayMs: 0,
       defaultLeaseMs: 5_000,
       maxLeaseMs: 20_000,
       maxRenewals: 3,
       expectedHoldMs: 800,
+      releaseOnDisconnectMs: 2_000,
+      kind: "mutex",
+      permits: null,
       degrade: false,
       localFallback: "allow",
       fair: true,
       waitReplicas: 1,
       description: "settles orders",
+      writerPreference: true,
     });
     expect(parseUpdateForm(form)).toMatchObject({
       ok: true,
       input: {
         name: "order:settle",
-        patch: { maxRenewals: 3, expectedHoldMs: 800, localFallback: "allow" },
+        patch: {
+          maxRenewals: 3,
+          expectedHoldMs: 800,
+          releaseOnDisconnectMs: 2_000,
+          localFallback: "allow",
+        },
       },
+    });
+    // Blanking it in the edit form turns it off (null), not "unchanged".
+    expect(parseUpdateForm({ ...form, releaseOnDisconnectMs: "" })).toMatchObject({
+      ok: true,
+      input: { patch: { releaseOnDisconnectMs: null } },
     });
     const bad = parseUpdateForm({ ...form, maxLeaseMs: "70000" });
     expect(bad).toEqual({
@@ -117,10 +254,19 @@ describe("errorsFromServer", () => {
     });
   });
 
-  it("puts a domain error that names a field on that field", () => {
+  it("puts a domain error that names a field on that field, from its details", () => {
+    expect(
+      errorsFromServer(null, "tenantId: name the owning tenant", {
+        field: "tenantId",
+        reason: "name the owning tenant",
+      }),
+    ).toEqual({ tenantId: "name the owning tenant" });
+    expect(
+      errorsFromServer(null, "bogus: whatever", { field: "bogus", reason: "whatever" }),
+    ).toEqual({ form: "bogus: whatever" });
+    // The message is never parsed: without details it goes on the form as it is.
     expect(errorsFromServer(null, "tenantId: name the owning tenant")).toEqual({
-      tenantId: "name the owning tenant",
+      form: "tenantId: name the owning tenant",
     });
-    expect(errorsFromServer(null, "bogus: whatever")).toEqual({ form: "bogus: whatever" });
   });
 });

@@ -3,6 +3,7 @@ import {
   resourceCreateSchema,
   resourceUpdateSchema,
   type ResourceCreateInput,
+  type ResourceKind,
   type ResourcePolicy,
   type ResourceUpdateInput,
 } from "@warden/server/schemas";
@@ -18,6 +19,14 @@ export interface ResourceFormValues {
   maxRenewals: string;
   /** Empty = no long-hold alert. */
   expectedHoldMs: string;
+  /** Empty = a gone holder keeps its locks until their TTL. */
+  releaseOnDisconnectMs: string;
+  /** No grant of a key for this long after its lease ended involuntarily; 0 = none. */
+  lockDelayMs: string;
+  /** The resource kind; chosen at registration (mutex or semaphore here), fixed afterwards. */
+  kind: ResourceKind;
+  /** A semaphore's total per key; empty for a mutex. */
+  permits: string;
   degrade: boolean;
   localFallback: "deny" | "allow";
   fair: boolean;
@@ -41,13 +50,22 @@ const NUMBER_FIELDS = [
   "maxLeaseMs",
   "maxRenewals",
   "expectedHoldMs",
+  "releaseOnDisconnectMs",
+  "lockDelayMs",
+  "permits",
   "waitReplicas",
 ] as const;
-const NULLABLE_FIELDS = new Set<ResourceFormField>(["maxRenewals", "expectedHoldMs"]);
+const NULLABLE_FIELDS = new Set<ResourceFormField>([
+  "maxRenewals",
+  "expectedHoldMs",
+  "releaseOnDisconnectMs",
+  "permits",
+]);
 const FIELDS = new Set<string>([
   "name",
   "tenantId",
   ...NUMBER_FIELDS,
+  "kind",
   "degrade",
   "localFallback",
   "fair",
@@ -60,6 +78,11 @@ function policyValues(policy: ResourcePolicy): Omit<ResourceFormValues, "name" |
     maxLeaseMs: String(policy.maxLeaseMs),
     maxRenewals: policy.maxRenewals === null ? "" : String(policy.maxRenewals),
     expectedHoldMs: policy.expectedHoldMs === null ? "" : String(policy.expectedHoldMs),
+    releaseOnDisconnectMs:
+      policy.releaseOnDisconnectMs === null ? "" : String(policy.releaseOnDisconnectMs),
+    lockDelayMs: String(policy.lockDelayMs),
+    kind: policy.kind,
+    permits: policy.permits === null ? "" : String(policy.permits),
     degrade: policy.degrade,
     localFallback: policy.localFallback,
     fair: policy.fair,
@@ -80,19 +103,25 @@ export function formFromResource(
   return { name: resource.name, tenantId: resource.tenantId, ...policyValues(resource) };
 }
 
+// Blank lockDelayMs means none (0), on create and edit alike: an edit's patch would otherwise
+// drop it and keep the old delay.
+const BLANK_IS_ZERO = new Set<ResourceFormField>(["lockDelayMs"]);
+
 // Text → what the schema expects; invalid text stays NaN so that zod reports it on its field.
-function numberOrBlank(text: string, nullable: boolean): number | null | undefined {
+function numberOrBlank(text: string, field: ResourceFormField): number | null | undefined {
   const trimmed = text.trim();
-  if (trimmed === "") return nullable ? null : undefined;
+  if (trimmed === "")
+    return NULLABLE_FIELDS.has(field) ? null : BLANK_IS_ZERO.has(field) ? 0 : undefined;
   return /^-?\d+(\.\d+)?$/.test(trimmed) ? Number(trimmed) : Number.NaN;
 }
 
 function policyInput(values: ResourceFormValues): Record<string, unknown> {
   const numbers = Object.fromEntries(
-    NUMBER_FIELDS.map((field) => [field, numberOrBlank(values[field], NULLABLE_FIELDS.has(field))]),
+    NUMBER_FIELDS.map((field) => [field, numberOrBlank(values[field], field)]),
   );
   return {
     ...numbers,
+    kind: values.kind,
     degrade: values.degrade,
     localFallback: values.localFallback,
     fair: values.fair,
@@ -148,11 +177,14 @@ export function parseUpdateForm(values: ResourceFormValues): ParseResult<Resourc
 
 /**
  * Field errors the server sent back (its error formatter flattens zod issues into
- * `fieldErrors`); a nested update reports under `patch`, which belongs to the form.
+ * `fieldErrors`); a nested update reports under `patch`, which belongs to the form. A
+ * domain error that names a field (an INVALID_ARGUMENT's typed `details.field` and
+ * `details.reason`) goes on that field; anything else on the form.
  */
 export function errorsFromServer(
   fieldErrors: Record<string, string[] | undefined> | null | undefined,
   message: string,
+  details: Readonly<Record<string, unknown>> | null = null,
 ): FieldErrors {
   const errors: FieldErrors = {};
   for (const [name, messages] of Object.entries(fieldErrors ?? {})) {
@@ -162,11 +194,10 @@ export function errorsFromServer(
     errors[field] ??= first;
   }
   if (Object.keys(errors).length === 0) {
-    // Domain errors name their field as a prefix: "tenantId: name the owning tenant".
-    const prefixed = /^([A-Za-z]+): (.+)$/.exec(message);
-    const field = prefixed?.[1];
-    if (field !== undefined && FIELDS.has(field))
-      errors[field as ResourceFormField] = prefixed?.[2] ?? message;
+    const field = details?.["field"];
+    const reason = details?.["reason"];
+    if (typeof field === "string" && FIELDS.has(field) && typeof reason === "string")
+      errors[field as ResourceFormField] = reason;
     else errors.form = message;
   }
   return errors;

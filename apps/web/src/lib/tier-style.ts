@@ -1,4 +1,4 @@
-/** Where grants are made (DESIGN.md §2). */
+/** Where grants are made (docs/design.md#tiers-and-switching). */
 export type Tier = "redis" | "mysql" | "local";
 
 /** How worried the person on call should be, weakest first. */

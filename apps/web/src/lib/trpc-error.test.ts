@@ -20,8 +20,22 @@ describe("errorInfo", () => {
       code: "BAD_REQUEST",
       message: "bad input",
       fieldErrors: { name: ["taken"] },
+      wardenCode: null,
+      details: null,
     });
     expect(isRetryable(error)).toBe(false);
+  });
+
+  it("reads Warden's code and typed details", () => {
+    const error = new FakeClientError("tenantId: name the owning tenant", {
+      code: "BAD_REQUEST",
+      wardenCode: "INVALID_ARGUMENT",
+      details: { field: "tenantId", reason: "name the owning tenant" },
+    });
+    expect(errorInfo(error)).toMatchObject({
+      wardenCode: "INVALID_ARGUMENT",
+      details: { field: "tenantId", reason: "name the owning tenant" },
+    });
   });
 
   it("treats a network failure as retryable and not as a logout", () => {

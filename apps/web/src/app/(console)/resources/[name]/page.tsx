@@ -9,12 +9,17 @@ import { RateChart } from "../../../../components/charts/rate-chart";
 import { ConfirmDialog } from "../../../../components/confirm-dialog";
 import { ForceReleaseDialog } from "../../../../components/force-release-dialog";
 import { HoldersTable } from "../../../../components/holders-table";
+import { KeyHistory } from "../../../../components/key-history";
 import { KeyTimelineView } from "../../../../components/key-timeline-view";
+import { LockDelayTable } from "../../../../components/lock-delay-table";
+import { PermitsTable } from "../../../../components/permits-table";
 import { PolicyFacts } from "../../../../components/policy-facts";
 import { WaitersTable } from "../../../../components/waiters-table";
 import { useForceRelease, type ForceReleaseTarget } from "../../../../hooks/use-force-release";
+import { useRequestRelease } from "../../../../hooks/use-request-release";
 import { TIMELINE_WINDOWS_MS, useResourceDetail } from "../../../../hooks/use-resource-detail";
 import { useRetireResource } from "../../../../hooks/use-retire-resource";
+import { useNow } from "../../../../hooks/use-now";
 import { useSession } from "../../../../hooks/use-session";
 import { formatDuration } from "../../../../lib/format-time";
 import { eventsHref, resourceEditHref } from "../../../../lib/links";
@@ -28,6 +33,9 @@ export default function ResourceDetailPage() {
   const session = useSession();
   const [target, setTarget] = useState<ForceReleaseTarget | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
+  const requested = useRequestRelease((asked) =>
+    setNotice(`Release requested of ${asked.clientId} / ${asked.ownerId} (${asked.businessKey}).`),
+  );
   const release = useForceRelease((removed) => {
     setNotice(
       removed
@@ -40,6 +48,8 @@ export default function ResourceDetailPage() {
   const retire = useRetireResource(() => router.push("/resources"));
 
   const resource = detail.resource;
+  const now = useNow(1_000);
+  const semaphore = resource?.kind === "semaphore";
   return (
     <>
       <div className="page-head">
@@ -80,39 +90,78 @@ export default function ResourceDetailPage() {
           {notice}
         </div>
       ) : null}
-      <section className="card" aria-labelledby="holders-title">
-        <h2 id="holders-title">
-          Live holders <span className="faint num">({detail.holders.length})</span>
-        </h2>
-        {detail.holdersError ? (
-          <div className="notice tone-red" role="alert">
-            {detail.holdersError}
-          </div>
-        ) : null}
-        <HoldersTable
-          rows={detail.holders}
-          canOperate={session.canOperate}
-          onForceRelease={(row) => {
-            release.reset();
-            setNotice(null);
-            setTarget({
-              resource: name,
-              businessKey: row.businessKey,
-              lockId: row.lockId,
-              fence: row.fence,
-              clientId: row.clientId,
-              ownerId: row.ownerId,
-            });
-          }}
-        />
-        {!session.canOperate ? (
-          <p className="faint">Force release needs the operator role.</p>
-        ) : null}
-        <h2 style={{ marginTop: 16 }}>
-          Waiters <span className="faint num">({detail.waiters.length})</span>
-        </h2>
-        <WaitersTable rows={detail.waiters} fair={detail.fair} />
-      </section>
+      {semaphore && resource ? (
+        <section className="card" aria-labelledby="permits-title">
+          <h2 id="permits-title">
+            Permits in use{" "}
+            <span className="faint num">
+              ({detail.permitKeys.length} key{detail.permitKeys.length === 1 ? "" : "s"},{" "}
+              {resource.permits ?? "?"} per key)
+            </span>
+          </h2>
+          {detail.keyStateError ? (
+            <div className="notice tone-red" role="alert">
+              {detail.keyStateError}
+            </div>
+          ) : null}
+          <PermitsTable rows={detail.permitKeys} keysRead={detail.stateKeysRead} />
+          <p className="faint">
+            Keys seen in the recent audit, read live (semaphore.inspect); a permit ends by release
+            or at its lease.
+          </p>
+        </section>
+      ) : (
+        <section className="card" aria-labelledby="holders-title">
+          <h2 id="holders-title">
+            Live holders <span className="faint num">({detail.holders.length})</span>
+          </h2>
+          <LockDelayTable rows={detail.lockDelays} />
+          {detail.holdersError ? (
+            <div className="notice tone-red" role="alert">
+              {detail.holdersError}
+            </div>
+          ) : null}
+          <HoldersTable
+            rows={detail.holders}
+            canOperate={session.canOperate}
+            onForceRelease={(row) => {
+              release.reset();
+              setNotice(null);
+              setTarget({
+                resource: name,
+                businessKey: row.businessKey,
+                lockId: row.lockId,
+                fence: row.fence,
+                clientId: row.clientId,
+                ownerId: row.ownerId,
+              });
+            }}
+            onRequestRelease={(row) => {
+              setNotice(null);
+              requested.requestRelease({
+                resource: name,
+                businessKey: row.businessKey,
+                lockId: row.lockId,
+                fence: row.fence,
+                clientId: row.clientId,
+                ownerId: row.ownerId,
+              });
+            }}
+          />
+          {requested.error ? (
+            <div className="notice tone-red" role="alert">
+              {requested.error}
+            </div>
+          ) : null}
+          {!session.canOperate ? (
+            <p className="faint">Force release needs the operator role.</p>
+          ) : null}
+          <h2 style={{ marginTop: 16 }}>
+            Waiters <span className="faint num">({detail.waiters.length})</span>
+          </h2>
+          <WaitersTable rows={detail.waiters} fair={detail.fair} />
+        </section>
+      )}
       <div
         className="grid"
         style={{ gridTemplateColumns: "minmax(0, 3fr) minmax(260px, 1fr)", alignItems: "start" }}
@@ -156,7 +205,30 @@ export default function ResourceDetailPage() {
             timeline={detail.timeline}
             fromMs={detail.timelineFromMs}
             toMs={detail.timelineToMs}
+            shared={semaphore}
           />
+          {resource?.kind === "mutex" ? (
+            <section aria-labelledby="key-history-title" style={{ marginTop: 16 }}>
+              <h2 id="key-history-title">
+                Leader and terms
+                {detail.timelineKey === null ? null : (
+                  <>
+                    {" "}
+                    of <span className="mono">{detail.timelineKey}</span>
+                  </>
+                )}
+              </h2>
+              <KeyHistory
+                resource={name}
+                businessKey={detail.timelineKey}
+                leader={detail.leader}
+                lockDelay={detail.keyLockDelay}
+                terms={detail.terms}
+                nowMs={now}
+                error={detail.keyStateError}
+              />
+            </section>
+          ) : null}
         </section>
         <section className="card" aria-labelledby="policy-title">
           <h2 id="policy-title">Policy</h2>
