@@ -8,7 +8,11 @@ const runs = [
   cell({ variant: "raw-ioredis", concurrency: 64, cyclesPerSec: 20_000 }),
   cell({ variant: "core-redis", concurrency: 64, cyclesPerSec: 19_000 }),
   cell({ variant: "sdk", concurrency: 64, cyclesPerSec: 5_000 }),
-  cell({ variant: "sdk", concurrency: 16, acquireP99Ms: 1.5 }),
+  cell({ variant: "sdk", concurrency: 16, acquireP99Ms: 1.5, cyclesPerSec: 4_000 }),
+  cell({ variant: "sdk-semaphore", concurrency: 16, cyclesPerSec: 3_600 }),
+  cell({ variant: "sdk-semaphore", concurrency: 64, cyclesPerSec: 3_500 }),
+  cell({ variant: "sdk-read-lock", concurrency: 16, cyclesPerSec: 3_400 }),
+  cell({ variant: "sdk-read-lock", concurrency: 64, cyclesPerSec: 4_250 }),
   cell({ variant: "raw-mysql", concurrency: 16, cyclesPerSec: 2_000 }),
   cell({ variant: "sdk-mysql", concurrency: 16, cyclesPerSec: 1_000 }),
 ];
@@ -49,8 +53,14 @@ const report: BenchReport = {
     waiters: 1_000,
     waiterClients: 100,
     holdAcquireMs: 30_000,
+    renewalCallsPerSec: 61.04,
+    renewedLeasesPerSec: 5_000,
   },
-  targets: evaluateTargets(runs, { redisBytesPerLock: 230, bareKeyBytes: 180 }),
+  targets: evaluateTargets(runs, {
+    redisBytesPerLock: 230,
+    bareKeyBytes: 180,
+    renewalCallsPerClientPerSec: 0.61,
+  }),
   profiles: [],
 };
 
@@ -81,6 +91,7 @@ describe("benchJson", () => {
       redisBytesPerLock: 230,
       bareKeyBytes: 180,
       serverRssMb: 310.5,
+      renewalCallsPerSec: 61,
     });
   });
 
@@ -100,11 +111,25 @@ describe("evaluateTargets", () => {
     expect(byId["core-throughput"]).toMatchObject({ value: 0.95, met: true });
     expect(byId["mysql-throughput"]).toMatchObject({ value: 0.5, met: false });
     expect(byId["mysql-throughput"]?.cell).toBe("concurrency 16, 10000 keys");
+    expect(byId["semaphore-throughput"]).toMatchObject({ value: 0.7, limit: 0.8, met: false });
+    expect(byId["semaphore-throughput"]?.cell).toBe("concurrency 64, 10000 keys");
+    expect(byId["read-lock-throughput"]).toMatchObject({ value: 0.85, limit: 0.8, met: true });
+    expect(byId["read-lock-throughput"]?.cell).toBe("concurrency 64, 10000 keys");
   });
 
   it("judges sdk acquire p99 at concurrency 16 and memory against twice the bare key", () => {
     expect(byId["sdk-acquire-p99"]).toMatchObject({ value: 1.5, met: true });
     expect(byId["redis-memory"]?.met).toBe(true);
+  });
+
+  it("judges renewal calls per second per holding client against 2", () => {
+    expect(byId["renewal-calls"]).toMatchObject({ value: 0.61, met: true, unit: "/s" });
+    const storm = evaluateTargets([], {
+      redisBytesPerLock: null,
+      bareKeyBytes: null,
+      renewalCallsPerClientPerSec: 50,
+    });
+    expect(storm.find((t) => t.id === "renewal-calls")?.met).toBe(false);
   });
 
   it("reports a target it cannot judge as not measured", () => {
@@ -123,6 +148,22 @@ describe("markdownReport", () => {
     expect(text).toContain("| sdk / raw-ioredis ");
     expect(text).toContain("**230 B per Warden lock** vs **180 B per bare `SET NX PX` key**");
     expect(text).toContain("(target >= 0.45×) — MISSED");
+    expect(text).toContain("sdk-read-lock: `warden.rwLock(resource, key).tryRead()`");
+  });
+
+  it("has a sdk-semaphore / sdk row with the ratio at each concurrency both ran", () => {
+    const row = text.split("\n").find((line) => line.startsWith("| sdk-semaphore / sdk "));
+    expect(row).toBeDefined();
+    expect(row).toContain("0.90×");
+    expect(row).toContain("0.70×");
+    expect(text).toContain("sdk-semaphore / sdk cycles/s (concurrency 64, 10000 keys): **0.70×**");
+  });
+
+  it("has a sdk-read-lock / sdk row with the ratio at each concurrency both ran", () => {
+    const row = text.split("\n").find((line) => line.startsWith("| sdk-read-lock / sdk "));
+    expect(row).toBeDefined();
+    expect(row).toContain("0.85×");
+    expect(text).toContain("sdk-read-lock / sdk cycles/s (concurrency 64, 10000 keys): **0.85×**");
   });
 
   it("leaves out ratio rows this run has no cells for", () => {

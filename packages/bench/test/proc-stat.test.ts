@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cpuDelta, parseProcStat, parseVmRssKb } from "../src/stats/proc-stat.js";
+import { cpuDelta, cpuSnapshot, parseProcStat, parseVmRssKb } from "../src/stats/proc-stat.js";
 
 describe("parseProcStat", () => {
   it("reads utime and stime, counting fields after the command name", () => {
@@ -26,6 +26,28 @@ describe("cpuDelta", () => {
   it("subtracts per process and drops processes missing from either snapshot", () => {
     expect(cpuDelta({ server: 100, redis: 50 }, { server: 350, loadgen: 10 })).toEqual({
       server: 250,
+    });
+  });
+});
+
+describe("cpuSnapshot", () => {
+  const cpu = new Map([
+    [10, 100],
+    [11, 250],
+    [12, 50],
+  ]);
+  const read = (pid: number) => cpu.get(pid) ?? null;
+
+  it("sums a role's processes (a fleet of servers) and reads a single pid as before", () => {
+    expect(cpuSnapshot({ server: [10, 11, 12], loadgen: 11 }, read)).toEqual({
+      server: 400,
+      loadgen: 250,
+    });
+  });
+
+  it("leaves a role out when one of its processes is gone, or it has none", () => {
+    expect(cpuSnapshot({ server: [10, 99], redis: [], loadgen: 12 }, read)).toEqual({
+      loadgen: 50,
     });
   });
 });

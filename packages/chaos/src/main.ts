@@ -58,6 +58,7 @@ const { report, runDir } = args.check
       seed: args.seed,
       mode: args.mode,
       guard: args.guard,
+      redis: args.redis,
       ...(args.only ? { only: args.only } : {}),
       runsDir: RUNS_DIR,
       signal: stop.signal,

@@ -283,7 +283,7 @@ describe("checker on hand-made logs", () => {
       lockId: "Llow",
     });
     const report = checkRun(events, facts);
-    expect(failed(report)).toEqual(["fences only grow per account (S2)"]);
+    expect(failed(report)).toEqual(["fences only grow per account"]);
     expect(report.faults[0]!.fenceRegressions).toBe(1);
   });
 
@@ -318,5 +318,301 @@ describe("checker on hand-made logs", () => {
     expect(failed(checkRun(events, { ...facts, minAcceptedWrites: 500 }))).toEqual([
       "enough accepted writes",
     ]);
+  });
+});
+
+/**
+ * The clean run plus an election on account "L": w8 leads with term 5 and writes, is
+ * paused by the pause-holder fault (its late write with term 5 comes back stale), w9 is
+ * elected with term 9 at 3 100 and writes; both believed they led from 3 100 to 3 150.
+ */
+function withLeader(): { events: ChaosEvent[]; facts: RunFacts } {
+  const { events, facts } = cleanRun();
+  const ledger = [...facts.ledger];
+  const w = (mono: number, worker: string, ev: WorkerEvent["ev"], extra: Partial<WorkerEvent>) =>
+    events.push({ src: "worker", mono, wall: mono, worker, inc: 0, ev, account: "L", ...extra });
+  w(0, "w8", "start", { role: "leader", account: undefined });
+  w(0, "w9", "start", { role: "leader", account: undefined });
+  w(10, "w8", "acquire", { opId: "w8.0.c0" });
+  w(10, "w9", "acquire", { opId: "w9.0.c0" });
+  w(20, "w8", "granted", { opId: "w8.0.c0", lockId: "T5", fence: "5", tier: "redis" });
+  let balance = 1_000;
+  const write = (mono: number, worker: string, lockId: string, fence: string, seq: number) => {
+    const opId = `${worker}.0.L${seq}`;
+    w(mono, worker, "write", { opId, lockId, outcome: "applied", fence });
+    ledger.push({
+      id: ledger.length + 1,
+      opId,
+      account: "L",
+      worker,
+      lockId,
+      fence,
+      delta: 2,
+      balanceBefore: balance,
+      balanceAfter: balance + 2,
+      mono: mono - 5,
+    });
+    balance += 2;
+  };
+  for (let i = 0; i < 4; i += 1) write(100 + i * 200, "w8", "T5", "5", i);
+  w(3_100, "w9", "granted", { opId: "w9.0.c0", lockId: "T9", fence: "9", tier: "redis" });
+  for (let i = 0; i < 4; i += 1) write(3_200 + i * 200, "w9", "T9", "9", i);
+  // The paused leader resumes: its write is refused, then it learns it was demoted.
+  w(3_120, "w8", "write", { opId: "w8.0.L4", lockId: "T5", outcome: "stale", fence: "5" });
+  w(3_150, "w8", "lost", { opId: "w8.0.c0", lockId: "T5" });
+  w(3_150, "w8", "acquire", { opId: "w8.0.c1" });
+  w(5_900, "w9", "release", { opId: "w9.0.c0", lockId: "T9" });
+  return {
+    events,
+    facts: {
+      ...facts,
+      leaderAccount: "L",
+      ledger,
+      accounts: [...facts.accounts, { id: "L", initial: 1_000, balance, fence: "9" }],
+    },
+  };
+}
+
+describe("checker: the leader-elected writer", () => {
+  it("passes a clean election and counts the demoted leader's stale write and the overlap", () => {
+    const { events, facts } = withLeader();
+    const report = checkRun(events, facts);
+    expect(failed(report)).toEqual([]);
+    expect(report.leader).toMatchObject({
+      account: "L",
+      acceptedWrites: 8,
+      staleRejected: 1,
+      staleAccepted: 0,
+      lost: 0,
+      doubled: 0,
+      termRegressions: 0,
+      overlaps: 1,
+      terms: 2,
+      leaders: 2,
+      termsWithSeveralWriters: 0,
+    });
+    expect(report.faults[0]!.leader).toMatchObject({ staleRejected: 1, overlaps: 1 });
+    expect(report.checks.map((c) => c.name)).toContain("leader: terms only grow");
+    // The mutex counters are the mutex accounts' only.
+    expect(report.totals.acceptedWrites).toBe(facts.ledger.length - 8);
+  });
+
+  it("catches a leader that ignores fences: a demoted leader's late write accepted", () => {
+    const { events, facts } = withLeader();
+    const last = facts.ledger.at(-1)!;
+    // w8 resumes and writes with term 5 after term 9 wrote, and nothing refuses it.
+    const zombie = {
+      ...last,
+      id: last.id + 1,
+      opId: "w8.0.L9",
+      worker: "w8",
+      lockId: "T5",
+      fence: "5",
+      balanceBefore: last.balanceAfter,
+      balanceAfter: last.balanceAfter + 2,
+      mono: 5_000,
+    };
+    const accounts = facts.accounts.map((a) =>
+      a.id === "L" ? { ...a, balance: a.balance + 2 } : a,
+    );
+    const report = checkRun(events, { ...facts, ledger: [...facts.ledger, zombie], accounts });
+    expect(failed(report)).toEqual(["leader: no stale write accepted"]);
+    expect(report.leader?.staleAccepted).toBe(1);
+    expect(report.faults[0]!.leader?.staleAccepted).toBe(1);
+  });
+
+  it("catches a lost leader write, a term shared by two leaders and a term that went down", () => {
+    const { events, facts } = withLeader();
+    // Two grants of term 9 (a fence minted twice), and w8's next election gets term 4.
+    events.push({
+      src: "worker",
+      mono: 4_000,
+      wall: 4_000,
+      worker: "w8",
+      inc: 0,
+      ev: "granted",
+      account: "L",
+      opId: "w8.0.c1",
+      lockId: "T4",
+      fence: "4",
+      tier: "redis",
+    });
+    const ledger = facts.ledger.map((row) =>
+      row.account === "L" && row.opId === "w9.0.L3" ? { ...row, lockId: "T9b", worker: "w8" } : row,
+    );
+    // The leader account ends 2 short: one accepted write lost.
+    const accounts = facts.accounts.map((a) =>
+      a.id === "L" ? { ...a, balance: a.balance - 2 } : a,
+    );
+    const report = checkRun(events, { ...facts, ledger, accounts });
+    expect(failed(report)).toEqual(
+      expect.arrayContaining([
+        "leader: no stale write accepted",
+        "leader: no lost or doubled write",
+        "leader: terms only grow",
+        "leader: one leader's writes per term",
+        "final balance = initial + accepted writes",
+      ]),
+    );
+    expect(report.leader?.termsWithSeveralWriters).toBe(1);
+    expect(report.leader?.termRegressions).toBe(1);
+  });
+
+  it("catches a superseded leader that leads on: its writes refused as stale, no demotion", () => {
+    const { events, facts } = withLeader();
+    // w8 is never demoted (its lease lived on where it was renewed, though term 9 was
+    // granted): it keeps writing with term 5, every claim refused, until the run ends.
+    const w8Lost = events.findIndex(
+      (e) => e.src === "worker" && e.worker === "w8" && e.ev === "lost",
+    );
+    events.splice(w8Lost, 1);
+    for (let i = 0; i < 20; i += 1) {
+      events.push({
+        src: "worker",
+        mono: 3_300 + i * 300,
+        wall: 3_300 + i * 300,
+        worker: "w8",
+        inc: 0,
+        ev: "claimed",
+        account: "L",
+        opId: `w8.0.L${5 + i}`,
+        lockId: "T5",
+        outcome: "stale",
+        fence: "5",
+      });
+    }
+    const report = checkRun(events, { ...facts, endMono: Math.max(facts.endMono, 10_000) });
+    expect(failed(report)).toEqual(["leader: a superseded leader steps down"]);
+    expect(
+      report.checks.find((c) => c.name === "leader: a superseded leader steps down")?.detail,
+    ).toMatch(/w8 led on with term 5 .* \(21 refused\)/);
+  });
+
+  it("fails a run whose leader never wrote", () => {
+    const { events, facts } = withLeader();
+    const report = checkRun(
+      events.filter((e) => !(e.src === "worker" && e.account === "L")),
+      {
+        ...facts,
+        ledger: facts.ledger.filter((row) => row.account !== "L"),
+        accounts: facts.accounts.map((a) => (a.id === "L" ? { ...a, balance: a.initial } : a)),
+      },
+    );
+    // …and the service never counts as recovered: the leader account is never written again.
+    expect(failed(report)).toEqual(["recovery within 5500 ms", "leader elected and wrote"]);
+  });
+});
+
+/**
+ * The clean run plus a semaphore (key "S", 2 permits) guarding slots s0 and s1: holders
+ * P1 and P2 write at once (one slot each), then P3 and P4 take over s0 and s1. Each
+ * holder writes twice; `dbMs` is the ledger database's clock.
+ */
+function withSemaphore(): { events: ChaosEvent[]; facts: RunFacts } {
+  const { events, facts } = cleanRun();
+  const ledger = [...facts.ledger];
+  const balances: Record<string, number> = { s0: 500, s1: 500 };
+  const w = (mono: number, worker: string, ev: WorkerEvent["ev"], extra: Partial<WorkerEvent>) =>
+    events.push({ src: "worker", mono, wall: mono, worker, inc: 0, ev, ...extra });
+  const hold = (worker: string, lockId: string, fence: string, slot: string, t0: number) => {
+    w(t0 - 10, worker, "acquire", { account: "S", opId: `${worker}.0.${lockId}` });
+    w(t0, worker, "granted", { account: "S", opId: `${worker}.0.${lockId}`, lockId, fence });
+    for (const [i, part] of ["a", "b"].entries()) {
+      const mono = t0 + 50 + i * 100;
+      const opId = `${worker}.0.${lockId}${part}`;
+      w(mono, worker, "write", { account: slot, opId, lockId, outcome: "applied", fence });
+      ledger.push({
+        id: ledger.length + 1,
+        opId,
+        account: slot,
+        worker,
+        lockId,
+        fence,
+        delta: 3,
+        balanceBefore: balances[slot]!,
+        balanceAfter: balances[slot]! + 3,
+        mono: mono - 5,
+        dbMs: 1_000_000 + mono,
+      });
+      balances[slot]! += 3;
+    }
+    w(t0 + 300, worker, "release", { account: "S", lockId });
+  };
+  hold("w11", "P1", "21", "s0", 200);
+  hold("w12", "P2", "22", "s1", 250);
+  hold("w13", "P3", "23", "s0", 3_200);
+  hold("w11", "P4", "24", "s1", 3_600);
+  return {
+    events,
+    facts: {
+      ...facts,
+      semaphore: { key: "S", permits: 2, slots: ["s0", "s1"] },
+      ledger,
+      accounts: [
+        ...facts.accounts,
+        { id: "s0", initial: 500, balance: balances.s0!, fence: "23" },
+        { id: "s1", initial: 500, balance: balances.s1!, fence: "24" },
+      ],
+    },
+  };
+}
+
+describe("checker: the semaphore's slots", () => {
+  it("passes two holders at once and counts them", () => {
+    const { events, facts } = withSemaphore();
+    const report = checkRun(events, facts);
+    expect(failed(report)).toEqual([]);
+    expect(report.semaphore).toMatchObject({
+      key: "S",
+      permits: 2,
+      acceptedWrites: 8,
+      staleAccepted: 0,
+      lost: 0,
+      doubled: 0,
+      fenceRegressions: 0,
+      overPermitsAccepted: 0,
+      maxAcceptedAtOnce: 2,
+      grants: 4,
+    });
+    expect(report.checks.map((c) => c.name)).toContain(
+      "semaphore: never more than 2 holders accepted at once",
+    );
+  });
+
+  it("catches a third holder whose writes were accepted while two others' were", () => {
+    const { events, facts } = withSemaphore();
+    // A zombie permit holder (fence 19, from before P1 and P2) writes s1 between P2's two
+    // writes, and a resource that ignores fences takes it: three holders at once.
+    const p2a = facts.ledger.find((row) => row.opId === "w12.0.P2a")!;
+    const zombie = {
+      ...p2a,
+      opId: "w10.0.Z",
+      worker: "w10",
+      lockId: "PZ",
+      fence: "19",
+      balanceBefore: p2a.balanceAfter,
+      balanceAfter: p2a.balanceAfter + 3,
+      mono: p2a.mono + 20,
+      dbMs: (p2a.dbMs ?? 0) + 20,
+    };
+    const shifted = facts.ledger.flatMap((row) => {
+      if (row === p2a) return [row, { ...zombie, id: row.id + 0.5 }];
+      // Every later s1 row starts from the balance the zombie left.
+      if (row.account === "s1" && row.id > p2a.id)
+        return [
+          { ...row, balanceBefore: row.balanceBefore + 3, balanceAfter: row.balanceAfter + 3 },
+        ];
+      return [row];
+    });
+    const accounts = facts.accounts.map((a) =>
+      a.id === "s1" ? { ...a, balance: a.balance + 3 } : a,
+    );
+    const report = checkRun(events, { ...facts, ledger: shifted, accounts });
+    expect(failed(report)).toEqual([
+      "semaphore: no stale write accepted",
+      "semaphore: never more than 2 holders accepted at once",
+    ]);
+    expect(report.semaphore?.maxAcceptedAtOnce).toBe(3);
+    expect(report.baseline.semaphore?.overPermitsAccepted).toBe(1);
   });
 });

@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { buildSchedule } from "../src/schedule/build-schedule.js";
-import { FAULT_KINDS, QUICK_FAULTS } from "../src/schedule/fault-kinds.js";
+import {
+  CLUSTER_QUICK_FAULTS,
+  FAULT_KINDS,
+  QUICK_FAULTS,
+  runsOn,
+} from "../src/schedule/fault-kinds.js";
 
 describe("nemesis schedule", () => {
   it("is the same for the same seed and mode", () => {
@@ -16,7 +21,7 @@ describe("nemesis schedule", () => {
 
   it("runs every fault kind in the full run and every numbered item in the quick one", () => {
     const full = new Set(buildSchedule(3, "full").steps.map((s) => s.kind));
-    expect([...full].sort()).toEqual([...FAULT_KINDS].sort());
+    expect([...full].sort()).toEqual(FAULT_KINDS.filter((k) => runsOn(k, "sentinel")).sort());
     const quick = buildSchedule(3, "quick").steps.map((s) => s.kind);
     expect([...quick].sort()).toEqual([...QUICK_FAULTS].sort());
     for (const prefix of [
@@ -29,12 +34,39 @@ describe("nemesis schedule", () => {
       "redis-key",
       "net-redis",
       "net-db",
-      "kill-server",
+      "server-kill",
       "kill-worker",
       "self-pause",
     ]) {
       expect(quick.some((kind) => kind.startsWith(prefix))).toBe(true);
     }
+  });
+
+  it("runs every fault that runs on a cluster in the cluster variant, and no sentinel-only one", () => {
+    const full = buildSchedule(3, "full", undefined, "cluster");
+    expect(full.redis).toBe("cluster");
+    const kinds = new Set(full.steps.map((s) => s.kind));
+    expect([...kinds].sort()).toEqual(FAULT_KINDS.filter((k) => runsOn(k, "cluster")).sort());
+    expect(kinds.has("redis-cluster-failover")).toBe(true);
+    expect(kinds.has("server-kill")).toBe(true);
+    for (const sentinelOnly of ["failover-kill-master", "redis-down", "db-and-redis-down"]) {
+      expect(kinds.has(sentinelOnly as never)).toBe(false);
+    }
+    const quick = buildSchedule(3, "quick", undefined, "cluster").steps.map((s) => s.kind);
+    expect([...quick].sort()).toEqual([...CLUSTER_QUICK_FAULTS].sort());
+    expect(buildSchedule(3, "quick").steps.some((s) => s.kind === "redis-cluster-failover")).toBe(
+      false,
+    );
+  });
+
+  it("kills any of the three server instances", () => {
+    const servers = new Set<number>();
+    for (let seed = 0; seed < 40; seed += 1) {
+      for (const step of buildSchedule(seed, "full").steps) {
+        if (step.kind === "server-kill") servers.add(step.params.server!);
+      }
+    }
+    expect([...servers].sort()).toEqual([0, 1, 2]);
   });
 
   it("names repeated faults apart and keeps indexes in order", () => {

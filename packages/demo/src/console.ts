@@ -5,6 +5,8 @@ import { join } from "node:path";
 export interface ConsoleProcess {
   readonly url: string;
   stop(): Promise<void>;
+  /** SIGKILL, at once (a shutdown past its deadline). */
+  kill(): void;
 }
 
 /**
@@ -17,9 +19,18 @@ export async function startConsole(
   apiUrl: string,
   env: NodeJS.ProcessEnv,
 ): Promise<ConsoleProcess> {
+  // Through scripts/turbo.mjs, which puts the workspace's pinned pnpm first on turbo's PATH:
+  // `npm start` must work where pnpm is not installed
+  // (docs/decisions/0080-pnpm-without-a-global-install.md).
   const build = spawnSync(
-    "pnpm",
-    ["exec", "turbo", "run", "build", "--filter=@warden/web", "--output-logs=errors-only"],
+    process.execPath,
+    [
+      join(root, "scripts", "turbo.mjs"),
+      "run",
+      "build",
+      "--filter=@warden/web",
+      "--output-logs=errors-only",
+    ],
     {
       cwd: root,
       stdio: "inherit",
@@ -54,7 +65,7 @@ export async function startConsole(
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the console exited with code ${child.exitCode}`);
-    if (await answers(`${url}/login`)) return { url, stop };
+    if (await answers(`${url}/login`)) return { url, stop, kill: () => child.kill("SIGKILL") };
     if (Date.now() > deadline) {
       await stop();
       throw new Error("the console did not answer within 60 s");

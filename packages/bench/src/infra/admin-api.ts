@@ -6,6 +6,12 @@ export interface BenchResource {
   readonly name: string;
   /** Lease an acquire gets by default and the longest it may ask for, in ms. */
   readonly leaseMs: number;
+  /** First come, first served through the store's queue (decision 0009); default false. */
+  readonly fair?: boolean;
+  /** When set, a `semaphore` resource with this many permits per key; a mutex otherwise. */
+  readonly semaphorePermits?: number;
+  /** A read-write lock (`rwlock`) resource; a mutex otherwise. */
+  readonly rwlock?: boolean;
 }
 
 /** The console's admin calls the bench needs, made as the bootstrap admin over HTTP. */
@@ -55,7 +61,11 @@ export async function loginAdmin(
         expectedHoldMs: null,
         degrade: true,
         localFallback: "deny",
-        fair: false,
+        fair: resource.fair ?? false,
+        ...(resource.semaphorePermits === undefined
+          ? {}
+          : { kind: "semaphore" as const, permits: resource.semaphorePermits }),
+        ...(resource.rwlock ? { kind: "rwlock" as const } : {}),
         waitReplicas: 0,
         description: "pnpm bench",
       });

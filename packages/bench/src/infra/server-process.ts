@@ -12,6 +12,8 @@ export interface ServerProcessOptions {
   readonly redisUrl: string;
   readonly adminUser: string;
   readonly adminPassword: string;
+  /** `WARDEN_INSTANCE_ID`: distinct per instance when several share Redis and MySQL. */
+  readonly instanceId?: string;
 }
 
 /** A running Warden server process. */
@@ -43,7 +45,7 @@ export async function startServerProcess(options: ServerProcessOptions): Promise
     REDIS_URL: options.redisUrl,
     WARDEN_HOST: "127.0.0.1",
     WARDEN_PORT: "0",
-    WARDEN_INSTANCE_ID: "bench",
+    WARDEN_INSTANCE_ID: options.instanceId ?? "bench",
     WARDEN_LOG_LEVEL: "warn",
     WARDEN_AUDIT_SPOOL_DIR: spoolDir,
     WARDEN_ADMIN_USER: options.adminUser,

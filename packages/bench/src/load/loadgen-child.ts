@@ -47,6 +47,10 @@ async function handle(body: unknown): Promise<unknown> {
       });
       return hold.take(request.locks, request.waiters, request.waiterClients);
     }
+    case "renewals": {
+      if (!hold) throw new Error("renewals: no locks are held");
+      return hold.countRenewals();
+    }
   }
 }
 

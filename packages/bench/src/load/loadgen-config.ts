@@ -10,10 +10,18 @@ export interface LoadgenConfig {
   /** The application database (raw-mysql's table, the fenced rows). */
   readonly appDbUrl: string;
   readonly serverUrl: string;
+  /** Every server instance's URL, `serverUrl` first (one entry without a fleet variant). */
+  readonly serverUrls: readonly string[];
   readonly apiKey: string;
   /** Resource names on the server, per server-backed variant and for the memory hold. */
   readonly resources: {
     readonly sdk: string;
+    /** A `fair` resource: acquires go through the store's per-key queue. */
+    readonly sdkFair: string;
+    /** A `semaphore` resource with 1 permit per key (sdk-semaphore). */
+    readonly sdkSemaphore: string;
+    /** A read-write lock (`rwlock`) resource (sdk-read-lock). */
+    readonly sdkReadLock: string;
     readonly sdkMysql: string;
     readonly fenced: string;
     readonly hold: string;
@@ -38,7 +46,9 @@ export type LoadgenRequest =
       readonly locks: number;
       readonly waiters: number;
       readonly waiterClients: number;
-    };
+    }
+  /** Counts the holding clients' bulk renewals over one renewal period (after a `hold`). */
+  | { readonly kind: "renewals" };
 
 /** The answer to a `hold` request. */
 export interface HoldReport {
@@ -46,10 +56,19 @@ export interface HoldReport {
   readonly requested: number;
   /** Locks granted before the acquire budget ran out. */
   readonly granted: number;
-  /** Locks still live (granted less than a lease ago) when the report was made. */
+  /** Locks still held (renewed by their clients) when the report was made. */
   readonly locks: number;
   /** Waiters the server listed as queued. */
   readonly waiters: number;
   /** Time it took to take the locks, in ms. */
   readonly acquireMs: number;
+  /** SDK clients holding the locks (and queueing the waiters). */
+  readonly clients: number;
+}
+
+/** The answer to a `renewals` request: bulk renewal commands and renewed leases over `windowMs`. */
+export interface RenewalReport {
+  readonly windowMs: number;
+  readonly commands: number;
+  readonly leases: number;
 }

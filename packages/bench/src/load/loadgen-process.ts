@@ -4,7 +4,7 @@ import { ForkedChild } from "../infra/forked-child.js";
 import type { CpuProfile } from "../profile/cpu-profile.js";
 import type { ProfileRequest } from "../profile/inspector-profiler.js";
 import type { SlotResult } from "../stats/slot-result.js";
-import type { HoldReport, LoadgenConfig, LoadgenRequest } from "./loadgen-config.js";
+import type { HoldReport, LoadgenConfig, LoadgenRequest, RenewalReport } from "./loadgen-config.js";
 
 /** Opening every variant (tsx compiling the SDK and core, connecting) takes a few s. */
 const READY_TIMEOUT_MS = 60_000;
@@ -45,6 +45,11 @@ export class LoadgenProcess {
       waiters,
       waiterClients,
     } satisfies LoadgenRequest);
+  }
+
+  /** Counts the held locks' bulk renewals over one renewal period (after `hold`). */
+  renewals(): Promise<RenewalReport> {
+    return this.child.request({ kind: "renewals" } satisfies LoadgenRequest);
   }
 
   /** Starts sampling the load generator's CPU (see InspectorProfiler). */

@@ -1,4 +1,4 @@
-import { VARIANTS, type VariantName } from "./variants.js";
+import { instancesOf, VARIANTS, type VariantName } from "./variants.js";
 
 /** One cell of the result table: a variant at a concurrency over a key space. */
 export interface CellSpec {
@@ -17,7 +17,7 @@ export interface MemoryPlan {
   readonly serverLocks: number;
   /** Blocking acquires queued on the server at the same time. */
   readonly waiters: number;
-  /** SDK clients (WebSocket connections) the waiters are spread over. */
+  /** SDK clients (WebSocket connections) holding the locks and queueing the waiters. */
   readonly waiterClients: number;
 }
 
@@ -56,8 +56,19 @@ function product(
 }
 
 /**
- * The full run: 6 variants × 3 concurrencies × 2 key spaces, 3 rounds of 3 s each after a
- * 1 s warm-up: 36 cells, ~8 minutes with the memory part on a 2-core box.
+ * Variants --quick leaves out, to stay within its budget: the 3-client pair (a fleet needs
+ * two more server processes, ~10 s of start-up alone) and core-redis-fair (sdk-fair already
+ * drives the fair path through the server).
+ */
+export const NOT_IN_QUICK: readonly VariantName[] = [
+  "core-redis-fair",
+  "sdk-3clients",
+  "sdk-3instances",
+];
+
+/**
+ * The full run: every variant × 3 concurrencies × 2 key spaces, 3 rounds of 3 s each after a
+ * 1 s warm-up: 78 cells, ~15 minutes with the memory part on a 2-core box.
  */
 export function fullPlan(): BenchPlan {
   return {
@@ -72,15 +83,21 @@ export function fullPlan(): BenchPlan {
 }
 
 /**
- * The CI subset (≤ 2 minutes): every variant once at concurrency 16 over 10 000 keys, plus
- * the headline pair (raw-ioredis, sdk) at 64, two short rounds, a tenth of the memory sample.
+ * The CI subset (≤ 2 minutes): every variant but {@link NOT_IN_QUICK} once at concurrency
+ * 16 over 10 000 keys, plus the headline pair (raw-ioredis, sdk), sdk-semaphore and
+ * sdk-read-lock (their ratios to sdk, decision 0046) at 64, two short rounds, a tenth of the
+ * memory sample.
  */
 export function quickPlan(): BenchPlan {
   return {
     mode: "quick",
     cells: [
-      ...product(VARIANTS, [16], [10_000]),
-      ...product(["raw-ioredis", "sdk"], [64], [10_000]),
+      ...product(
+        VARIANTS.filter((variant) => !NOT_IN_QUICK.includes(variant)),
+        [16],
+        [10_000],
+      ),
+      ...product(["raw-ioredis", "sdk", "sdk-semaphore", "sdk-read-lock"], [64], [10_000]),
     ],
     rounds: 2,
     roundMs: 1_500,
@@ -99,4 +116,9 @@ export function planFor(options: {
   const only = options.variants;
   if (only === null) return plan;
   return { ...plan, cells: plan.cells.filter((cell) => only.includes(cell.variant)) };
+}
+
+/** Server instances a plan needs: the most any of its variants spreads its clients over. */
+export function serverInstancesOf(plan: Pick<BenchPlan, "cells">): number {
+  return Math.max(1, ...plan.cells.map((cell) => instancesOf(cell.variant)));
 }

@@ -3,7 +3,9 @@ import type { RedisMemoryResult } from "../memory/redis-bytes-per-lock.js";
 import type { BenchPlan } from "../plan/bench-plan.js";
 import type { CellResult } from "../stats/summarize-cell.js";
 import type { VariantProfile } from "../run/slot-profiles.js";
+import { instancesRows, queueCostRows, type FleetCell } from "./fleet-report.js";
 import type { TargetCheck } from "./targets.js";
+import { instancesOf } from "../plan/variants.js";
 
 /** The machine and software a run measured. */
 export interface MachineInfo {
@@ -36,6 +38,13 @@ export interface ServerMemoryResult {
   readonly holdAcquireMs: number;
   /** Grants per second while taking the locks. */
   readonly holdGrantsPerSec: number;
+  /**
+   * Bulk renewal commands per second the holding clients sent, over one renewal period
+   * with every lock held (issue 13: at most 2 per client).
+   */
+  readonly renewalCallsPerSec: number;
+  /** Leases renewed per second over the same window (about locks ÷ a third of the lease). */
+  readonly renewedLeasesPerSec: number;
 }
 
 /** Everything one run produced; the JSON file and the printed report are views of it. */
@@ -75,6 +84,7 @@ export function benchJson(report: BenchReport) {
       variant: run.variant,
       concurrency: run.concurrency,
       keys: run.keys,
+      serverInstances: instancesOf(run.variant),
       cyclesPerSec: round(run.cyclesPerSec, 1),
       successRate: round(run.successRate, 4),
       acquireP50Ms: round(run.acquireP50Ms, 3),
@@ -92,8 +102,28 @@ export function benchJson(report: BenchReport) {
       redisBytesPerLock: maybeRound(report.redisMemory?.wardenBytesPerLock, 1),
       bareKeyBytes: maybeRound(report.redisMemory?.bareBytesPerLock, 1),
       serverRssMb: maybeRound(report.serverMemory?.rssMb, 1),
+      renewalCallsPerSec: maybeRound(report.serverMemory?.renewalCallsPerSec, 1),
       redis: report.redisMemory,
       server: report.serverMemory,
+    },
+    fleet: {
+      instances: instancesRows(report.runs).map((row) => ({
+        concurrency: row.concurrency,
+        keys: row.keys,
+        throughputRatio: row.throughputRatio === null ? null : round(row.throughputRatio, 3),
+        one: roundCell(row.one),
+        three: roundCell(row.three),
+      })),
+      queueRedisCost: queueCostRows(report.runs).map((row) => ({
+        fair: row.fair,
+        plain: row.plain,
+        concurrency: row.concurrency,
+        keys: row.keys,
+        fairRedisUsPerCycle: round(row.fairRedisUs, 1),
+        plainRedisUsPerCycle: round(row.plainRedisUs, 1),
+        addedRedisUsPerCycle: round(row.addedRedisUs, 1),
+        throughputRatio: row.throughputRatio === null ? null : round(row.throughputRatio, 3),
+      })),
     },
     targets: report.targets,
     profiles: report.profiles,
@@ -114,4 +144,13 @@ function roundAll(values: Record<string, number>, digits: number): Record<string
 
 function maybeRound(value: number | undefined, digits: number): number | null {
   return value === undefined ? null : round(value, digits);
+}
+
+function roundCell(cell: FleetCell) {
+  return {
+    cyclesPerSec: round(cell.cyclesPerSec, 1),
+    acquireP99Ms: round(cell.acquireP99Ms, 3),
+    serverUsPerCycle: cell.serverUsPerCycle === null ? null : round(cell.serverUsPerCycle, 0),
+    redisUsPerCycle: cell.redisUsPerCycle === null ? null : round(cell.redisUsPerCycle, 0),
+  };
 }

@@ -1,6 +1,7 @@
 import { groupKeyOf } from "../plan/schedule.js";
 import type { VariantName } from "../plan/variants.js";
 import type { BenchReport } from "./bench-report.js";
+import { fleetSection } from "./fleet-report.js";
 import { formatRatio, formatRate } from "./format-number.js";
 import { markdownTable } from "./markdown-table.js";
 import { cpuPerCycleTable, resultsTable } from "./results-table.js";
@@ -9,8 +10,15 @@ import { ratiosByCell, type TargetCheck } from "./targets.js";
 const RATIOS: readonly (readonly [VariantName, VariantName])[] = [
   ["sdk", "raw-ioredis"],
   ["core-redis", "raw-ioredis"],
+  ["core-redis-fair", "core-redis"],
+  ["sdk-fair", "sdk"],
+  ["sdk-semaphore", "sdk"],
+  ["sdk-read-lock", "sdk"],
+  ["sdk-3clients", "sdk"],
+  ["sdk-3instances", "sdk-3clients"],
   ["sdk-fenced-write", "sdk"],
   ["sdk-mysql", "raw-mysql"],
+  ["core-mysql", "raw-mysql"],
 ];
 
 function targetLine(check: TargetCheck): string {
@@ -20,8 +28,15 @@ function targetLine(check: TargetCheck): string {
       ? "–"
       : check.unit === "×"
         ? formatRatio(check.value)
-        : `${check.value.toFixed(2)} ms`;
-  const limit = check.unit === "×" ? `${check.limit}×` : `${check.limit} ms`;
+        : check.unit === "/s"
+          ? `${check.value.toFixed(2)}/s`
+          : `${check.value.toFixed(2)} ms`;
+  const limit =
+    check.unit === "×"
+      ? `${check.limit}×`
+      : check.unit === "/s"
+        ? `${check.limit}/s`
+        : `${check.limit} ms`;
   const where = check.cell ? ` (${check.cell})` : "";
   return `- ${check.description}${where}: **${value}** (target ${check.comparison} ${limit}) — ${verdict}`;
 }
@@ -65,12 +80,18 @@ function memorySection(report: BenchReport): string[] {
         `${server.rssPerLockKb.toFixed(1)} KiB per lock, waiters included; the locks took ` +
         `${(server.holdAcquireMs / 1000).toFixed(1)} s at ${formatRate(server.holdGrantsPerSec)} grants/s).`,
     );
+    lines.push(
+      `- Renewals: the ${server.waiterClients} SDK clients holding those locks sent ` +
+        `**${server.renewalCallsPerSec.toFixed(1)} renewal calls/s** ` +
+        `(${(server.renewalCallsPerSec / Math.max(1, server.waiterClients)).toFixed(2)} per client) ` +
+        `renewing ${formatRate(server.renewedLeasesPerSec)} leases/s: bulk renewals, one command ` +
+        `for the renewals a client has due within a second.`,
+    );
     if (server.liveLocks < server.requestedLocks) {
       lines.push(
-        `- Not the ${formatRate(server.requestedLocks)} live locks asked for: leases are capped at ` +
-          `60 s, so at ${formatRate(server.holdGrantsPerSec)} grants/s this server cannot have more ` +
-          `than ~${formatRate(server.holdGrantsPerSec * 60)} live at once without renewals, and ` +
-          `the RSS is read before the first lock lapses (taking stops after 30 s).`,
+        `- Not the ${formatRate(server.requestedLocks)} live locks asked for: taking locks stops ` +
+          `after 45 s, and at ${formatRate(server.holdGrantsPerSec)} grants/s this server took ` +
+          `${formatRate(server.liveLocks)} by then.`,
       );
     }
   }
@@ -95,8 +116,11 @@ export function markdownReport(report: BenchReport): string {
       `${load(report.loadAverage.start)}, at end ${load(report.loadAverage.end)}.`,
     "",
     "Each cycle: a random key among K, acquire without waiting, release if granted " +
-      "(sdk-fenced-write: one `fencedUpdate` in between). Latencies in ms; CPU in % of one " +
-      "core while the cell ran.",
+      "(sdk-fenced-write: one `fencedUpdate` in between; sdk-semaphore: a 1-permit " +
+      "`warden.semaphore(resource, key).tryAcquire()` and `permit.release()`, so a key is as " +
+      "contended as the mutex's; sdk-read-lock: `warden.rwLock(resource, key).tryRead()` and " +
+      "`lease.release()`, readers never excluding each other). Latencies in ms; CPU in % of " +
+      "one core while the cell ran.",
     "",
     resultsTable(report.runs),
     "",
@@ -106,11 +130,12 @@ export function markdownReport(report: BenchReport): string {
     "",
     cpuPerCycleTable(report.runs),
     "",
+    ...fleetSection(report.runs),
     "Memory:",
     "",
     ...memorySection(report),
     "",
-    "Targets (issue 8):",
+    "Targets (issues 8 and 15):",
     "",
     ...report.targets.map(targetLine),
     "",

@@ -1,7 +1,7 @@
 import type { VariantName } from "../plan/variants.js";
 import type { CellResult } from "../stats/summarize-cell.js";
 
-/** One target of issue 8, judged on this run's numbers. */
+/** One target of issue 8 (or 15: the semaphore's ratio to the mutex), judged on this run's numbers. */
 export interface TargetCheck {
   readonly id: string;
   /** What is compared, in words. */
@@ -10,8 +10,8 @@ export interface TargetCheck {
   readonly value: number | null;
   readonly comparison: ">=" | "<=";
   readonly limit: number;
-  /** Unit of `value` and `limit`: `×` for ratios, `ms` for latencies. */
-  readonly unit: "×" | "ms";
+  /** Unit of `value` and `limit`: `×` for ratios, `ms` for latencies, `/s` per client. */
+  readonly unit: "×" | "ms" | "/s";
   /** Null when not measured. */
   readonly met: boolean | null;
   /** Which cell the value comes from. */
@@ -22,6 +22,8 @@ export interface TargetCheck {
 export interface MemoryForTargets {
   readonly redisBytesPerLock: number | null;
   readonly bareKeyBytes: number | null;
+  /** Bulk renewal calls per second per SDK client holding locks. */
+  readonly renewalCallsPerClientPerSec?: number | null;
 }
 
 /** The low-contention key space the headline ratios are quoted at (issue 8). */
@@ -80,7 +82,7 @@ function ratioCheck(
   };
 }
 
-/** Judges issue 8's targets on this run; unmeasured targets come back with `met: null`. */
+/** Judges the targets of issues 8 and 15 on this run; unmeasured targets come back with `met: null`. */
 export function evaluateTargets(
   results: readonly CellResult[],
   memory: MemoryForTargets,
@@ -104,6 +106,10 @@ export function evaluateTargets(
     },
     ratioCheck(results, "core-throughput", "core-redis", "raw-ioredis", 0.9),
     ratioCheck(results, "mysql-throughput", "sdk-mysql", "raw-mysql", 0.8),
+    // Issue 15: a semaphore acquire+release costs at most a quarter more than the mutex's.
+    ratioCheck(results, "semaphore-throughput", "sdk-semaphore", "sdk", 0.8),
+    // A read lock's try and release costs at most a quarter more than the mutex's (decision 0046).
+    ratioCheck(results, "read-lock-throughput", "sdk-read-lock", "sdk", 0.8),
     {
       id: "redis-memory",
       description: "Redis bytes per live lock / bare SET NX PX key",
@@ -112,6 +118,17 @@ export function evaluateTargets(
       limit: 2,
       unit: "×",
       met: memoryRatio === null ? null : memoryRatio <= 2,
+      cell: null,
+    },
+    {
+      id: "renewal-calls",
+      description: "renewal calls per second per SDK client holding locks",
+      value: memory.renewalCallsPerClientPerSec ?? null,
+      comparison: "<=",
+      limit: 2,
+      unit: "/s",
+      met:
+        memory.renewalCallsPerClientPerSec == null ? null : memory.renewalCallsPerClientPerSec <= 2,
       cell: null,
     },
   ];

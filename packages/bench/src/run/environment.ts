@@ -9,18 +9,21 @@ import { startServerProcess, type ServerProcess } from "../infra/server-process.
 import { openStores, type BenchStores } from "../infra/stores.js";
 import type { LoadgenConfig } from "../load/loadgen-config.js";
 import { LoadgenProcess } from "../load/loadgen-process.js";
-import type { BenchPlan } from "../plan/bench-plan.js";
-import type { ProcessRole } from "../stats/process-role.js";
+import { serverInstancesOf, type BenchPlan } from "../plan/bench-plan.js";
+import type { PidsByRole } from "../stats/proc-stat.js";
 import { createAppSchema } from "../variants/app-schema.js";
 
 /** Everything a run measures against, started and ready. */
 export interface BenchEnvironment {
   readonly stores: BenchStores;
+  /** The first server instance: the one every single-instance variant talks to. */
   readonly server: ServerProcess;
+  /** Every server instance, `server` first (more than one when the plan has a fleet variant). */
+  readonly servers: readonly ServerProcess[];
   readonly admin: AdminApi;
   readonly loadgen: LoadgenProcess;
   /** Pids whose CPU each cell reports. */
-  readonly pids: Partial<Record<ProcessRole, number>>;
+  readonly pids: PidsByRole;
 }
 
 /** The tenant the bench's SDK clients use; its quota is the schema's maximum. */
@@ -31,6 +34,9 @@ const HOLD_LEASE_MS = 60_000;
 
 const RESOURCES = {
   sdk: "bench:sdk",
+  sdkFair: "bench:sdk-fair",
+  sdkSemaphore: "bench:sdk-semaphore",
+  sdkReadLock: "bench:sdk-read-lock",
   sdkMysql: "bench:sdk-mysql",
   fenced: "bench:fenced",
   hold: "bench:hold",
@@ -71,11 +77,43 @@ export async function prepareEnvironment(options: {
     adminPassword,
   });
   cleanup.push("stop the Warden server", () => server.stop());
+  const servers = [server];
+  const instances = serverInstancesOf(plan);
+  // One after another: each compiles through tsx, which is CPU the others would wait for.
+  for (let n = 2; n <= instances; n += 1) {
+    log(`starting Warden server instance ${n} of ${instances}`);
+    const peer = await startServerProcess({
+      databaseUrl: stores.serverDb.url,
+      redisUrl: redisDbUrl(stores.redisUrl, REDIS_DBS.server),
+      adminUser,
+      adminPassword,
+      instanceId: `bench-${n}`,
+    });
+    cleanup.push(`stop Warden server instance ${n}`, () => peer.stop());
+    servers.push(peer);
+  }
   const admin = await loginAdmin(server.url, adminUser, adminPassword);
   const { apiKey } = await admin.createTenant(TENANT, TENANT_REQUESTS_PER_SECOND);
   for (const name of [RESOURCES.sdk, RESOURCES.sdkMysql, RESOURCES.fenced]) {
     await admin.createResource(TENANT, { name, leaseMs: plan.leaseMs });
   }
+  await admin.createResource(TENANT, {
+    name: RESOURCES.sdkFair,
+    leaseMs: plan.leaseMs,
+    fair: true,
+  });
+  // One permit per key: the same contention per key as the mutex `sdk` locks (decision 0046).
+  await admin.createResource(TENANT, {
+    name: RESOURCES.sdkSemaphore,
+    leaseMs: plan.leaseMs,
+    semaphorePermits: 1,
+  });
+  // Read locks never exclude each other: the cell measures the read path's cost (decision 0046).
+  await admin.createResource(TENANT, {
+    name: RESOURCES.sdkReadLock,
+    leaseMs: plan.leaseMs,
+    rwlock: true,
+  });
   await admin.createResource(TENANT, { name: RESOURCES.hold, leaseMs: HOLD_LEASE_MS });
 
   log("starting the load generator");
@@ -85,6 +123,7 @@ export async function prepareEnvironment(options: {
     coreDbUrl: stores.coreDb.url,
     appDbUrl: stores.appDb.url,
     serverUrl: server.url,
+    serverUrls: servers.map((instance) => instance.url),
     apiKey,
     resources: RESOURCES,
     leaseMs: plan.leaseMs,
@@ -92,12 +131,13 @@ export async function prepareEnvironment(options: {
   };
   const loadgen = await LoadgenProcess.start(config);
   cleanup.push("stop the load generator", () => loadgen.stop());
-  const pids: Partial<Record<ProcessRole, number>> = {
+  const pids: PidsByRole = {
     loadgen: loadgen.pid,
-    server: server.pid,
+    // The fleet's CPU: idle instances still follow the fleet bus and the registry.
+    server: servers.map((instance) => instance.pid),
     bench: process.pid,
   };
   if (stores.redisPid !== null) pids.redis = stores.redisPid;
   if (stores.mysqlPid !== null) pids.mysql = stores.mysqlPid;
-  return { stores, server, admin, loadgen, pids };
+  return { stores, server, servers, admin, loadgen, pids };
 }

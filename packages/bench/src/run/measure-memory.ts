@@ -27,7 +27,10 @@ export async function measureMemory(
   signal.throwIfAborted();
   await sleep(SETTLE_MS);
   const baselineRssMb = processRssMb(environment.server.pid);
-  log(`memory: ${memory.serverLocks} locks and ${memory.waiters} waiters on the server`);
+  log(
+    `memory: ${memory.serverLocks} locks and ${memory.waiters} waiters on the server from ` +
+      `${memory.waiterClients} SDK clients`,
+  );
   const held = await environment.loadgen.hold(
     memory.serverLocks,
     memory.waiters,
@@ -35,6 +38,9 @@ export async function measureMemory(
   );
   const rssMb = processRssMb(environment.server.pid);
   if (baselineRssMb === null || rssMb === null) throw new Error("the server process is gone");
+  signal.throwIfAborted();
+  log("memory: the holding clients' renewals over a third of the lease");
+  const renewals = await environment.loadgen.renewals();
   return {
     redis,
     server: {
@@ -47,6 +53,8 @@ export async function measureMemory(
       waiterClients: memory.waiterClients,
       holdAcquireMs: held.acquireMs,
       holdGrantsPerSec: held.acquireMs > 0 ? (held.granted / held.acquireMs) * 1000 : 0,
+      renewalCallsPerSec: (renewals.commands / renewals.windowMs) * 1000,
+      renewedLeasesPerSec: (renewals.leases / renewals.windowMs) * 1000,
     },
   };
 }

@@ -67,6 +67,8 @@ export async function runBench(options: RunBenchOptions): Promise<BenchReport> {
       targets: evaluateTargets(runs, {
         redisBytesPerLock: memory.redis.wardenBytesPerLock,
         bareKeyBytes: memory.redis.bareBytesPerLock,
+        renewalCallsPerClientPerSec:
+          memory.server.renewalCallsPerSec / Math.max(1, memory.server.waiterClients),
       }),
       profiles: profiles?.summaries() ?? [],
     };

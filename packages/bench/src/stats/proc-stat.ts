@@ -69,12 +69,29 @@ export function processRssMb(pid: number): number | null {
   }
 }
 
-/** CPU used so far by each known process, in ms. */
-export function cpuSnapshot(pids: Partial<Record<ProcessRole, number>>): CpuByRole {
+/** The pid of each process role; a role may be several processes (a fleet of servers). */
+export type PidsByRole = Partial<Record<ProcessRole, number | readonly number[]>>;
+
+/**
+ * CPU used so far by each known role, in ms: the sum over the role's processes (every
+ * server instance of a fleet). A role is left out when any of its processes is gone, so a
+ * delta never mixes a fleet with part of it.
+ */
+export function cpuSnapshot(
+  pids: PidsByRole,
+  readCpuMs: (pid: number) => number | null = processCpuMs,
+): CpuByRole {
   const snapshot: CpuByRole = {};
-  for (const [role, pid] of Object.entries(pids) as [ProcessRole, number][]) {
-    const ms = processCpuMs(pid);
-    if (ms !== null) snapshot[role] = ms;
+  for (const [role, value] of Object.entries(pids) as [ProcessRole, number | number[]][]) {
+    const list = typeof value === "number" ? [value] : value;
+    let total = 0;
+    let complete = list.length > 0;
+    for (const pid of list) {
+      const ms = readCpuMs(pid);
+      if (ms === null) complete = false;
+      else total += ms;
+    }
+    if (complete) snapshot[role] = total;
   }
   return snapshot;
 }

@@ -1,6 +1,8 @@
 import type { ChaosEvent, WorkerEvent } from "../log/events.js";
 import { faultWindows, windowOf } from "./fault-windows.js";
 import { hitEvidence } from "./hit-evidence.js";
+import { judgeLeader } from "./leader-checks.js";
+import { judgeSemaphore } from "./semaphore-checks.js";
 import { auditLedger } from "./ledger-audit.js";
 import { fenceRegressions } from "./fence-order.js";
 import { findOverlaps, holdBeliefs } from "./overlaps.js";
@@ -8,7 +10,10 @@ import { recoveryMs } from "./recovery.js";
 import type { ChaosReport, CheckLine, FaultReport } from "./report.js";
 import type { RunFacts } from "./run-facts.js";
 
-type Counters = Omit<FaultReport, "name" | "recoveryMs" | "hit" | "evidence">;
+type Counters = Omit<
+  FaultReport,
+  "name" | "recoveryMs" | "hit" | "evidence" | "leader" | "semaphore"
+>;
 
 function zero(): { -readonly [K in keyof Counters]: Counters[K] } {
   return {
@@ -33,16 +38,29 @@ function line(name: string, ok: boolean, detail: string): CheckLine {
 export function checkRun(allEvents: readonly ChaosEvent[], facts: RunFacts): ChaosReport {
   const events = [...allEvents].sort((a, b) => a.mono - b.mono);
   const windows = faultWindows(events, facts.endMono);
-  const workers = events.filter((e): e is WorkerEvent => e.src === "worker");
+  const allWorkers = events.filter((e): e is WorkerEvent => e.src === "worker");
+  // The leader-elected writer's account and the semaphore's slots are judged by their own
+  // rules (leader-checks.ts, semaphore-checks.ts); the rest here is the mutex accounts.
+  const leaderAccount = facts.leaderAccount;
+  const semaphore = facts.semaphore;
+  const isCoordination = (account: string | undefined) =>
+    account !== undefined &&
+    (account === leaderAccount ||
+      account === semaphore?.key ||
+      (semaphore?.slots.includes(account) ?? false));
+  const workers = allWorkers.filter((e) => !isCoordination(e.account));
+  const ledger = facts.ledger.filter((row) => !isCoordination(row.account));
+  const mutexAccounts = facts.accounts.filter((a) => !isCoordination(a.id));
   const counters = [zero(), ...windows.map(zero)];
-  const at = (mono: number) => counters[windowOf(windows, mono) + 1]!;
+  const bucketOf = (mono: number) => windowOf(windows, mono) + 1;
+  const at = (mono: number) => counters[bucketOf(mono)]!;
 
-  for (const row of facts.ledger) at(row.mono).acceptedWrites += 1;
+  for (const row of ledger) at(row.mono).acceptedWrites += 1;
   for (const e of workers) {
     if ((e.ev === "write" || e.ev === "claimed") && e.outcome === "stale")
       at(e.mono).staleRejected += 1;
   }
-  const audit = auditLedger(facts.accounts, facts.ledger, workers);
+  const audit = auditLedger(mutexAccounts, ledger, workers);
   for (const finding of audit.findings) {
     const bucket = at(finding.mono);
     if (finding.kind === "stale-accepted") bucket.staleAccepted += 1;
@@ -51,16 +69,53 @@ export function checkRun(allEvents: readonly ChaosEvent[], facts: RunFacts): Cha
   }
   const regressions = fenceRegressions(workers);
   for (const regression of regressions) at(regression.mono).fenceRegressions += 1;
-  for (const overlap of findOverlaps(holdBeliefs(events, facts.endMono))) {
+  const beliefs = holdBeliefs(events, facts.endMono);
+  for (const overlap of findOverlaps(beliefs.filter((b) => !isCoordination(b.account)))) {
     at(overlap.mono).unfencedOverlaps += 1;
   }
+  const processExits = new Map<string, number>();
+  for (const e of events) {
+    if (e.src === "orchestrator" && e.ev === "process-exit" && e.role === "worker")
+      processExits.set(`${e.id}#${e.inc ?? 0}`, e.mono);
+  }
+  const leader =
+    leaderAccount === undefined
+      ? null
+      : judgeLeader(
+          leaderAccount,
+          facts.accounts,
+          facts.ledger,
+          allWorkers,
+          beliefs,
+          counters.length,
+          bucketOf,
+          {
+            boundMs: facts.recoveryBoundMs,
+            endMono: facts.endMono,
+            exitOf: (worker, inc) => processExits.get(`${worker}#${inc}`),
+          },
+        );
+  const slots =
+    semaphore === undefined
+      ? null
+      : judgeSemaphore(
+          semaphore,
+          facts.accounts,
+          facts.ledger,
+          allWorkers,
+          beliefs,
+          counters.length,
+          bucketOf,
+        );
 
   const accountIds = facts.accounts.map((a) => a.id);
   const faults: FaultReport[] = windows.map((w, i) => ({
     name: w.name,
     ...counters[i + 1]!,
+    ...(leader ? { leader: leader.buckets[i + 1]! } : {}),
+    ...(slots ? { semaphore: slots.buckets[i + 1]! } : {}),
     recoveryMs: w.heal === null ? null : recoveryMs(w.heal, events, facts.ledger, accountIds),
-    ...hitEvidence(w, events, facts.ledger),
+    ...hitEvidence(w, events, facts.ledger, facts.serverInstances ?? 2),
   }));
 
   const all = counters.reduce((sum, c) => {
@@ -75,7 +130,12 @@ export function checkRun(allEvents: readonly ChaosEvent[], facts: RunFacts): Cha
       .join("; ") || "none";
   const slow = faults.filter((f) => f.recoveryMs === null || f.recoveryMs > facts.recoveryBoundMs);
   const missed = faults.filter((f) => !f.hit);
-  const unbalanced = audit.accounts.filter((a) => a.final !== a.expected);
+  const audits = [
+    ...audit.accounts,
+    ...(leader?.audit ? [leader.audit] : []),
+    ...(slots?.audits ?? []),
+  ];
+  const unbalanced = audits.filter((a) => a.final !== a.expected);
   const checks: CheckLine[] = [
     line(
       "enough accepted writes",
@@ -91,7 +151,7 @@ export function checkRun(allEvents: readonly ChaosEvent[], facts: RunFacts): Cha
     line("no lost update", all.lost === 0, describe("lost")),
     line("no doubled update", all.doubled === 0, describe("doubled")),
     line(
-      "fences only grow per account (S2)",
+      "fences only grow per account",
       regressions.length === 0,
       regressions
         .slice(0, 3)
@@ -101,9 +161,7 @@ export function checkRun(allEvents: readonly ChaosEvent[], facts: RunFacts): Cha
     line(
       "final balance = initial + accepted writes",
       unbalanced.length === 0,
-      audit.accounts
-        .map((a) => `${a.account}: ${a.final} vs ${a.expected} (${a.rows} writes)`)
-        .join("; "),
+      audits.map((a) => `${a.account}: ${a.final} vs ${a.expected} (${a.rows} writes)`).join("; "),
     ),
     line(
       `recovery within ${facts.recoveryBoundMs} ms`,
@@ -125,6 +183,8 @@ export function checkRun(allEvents: readonly ChaosEvent[], facts: RunFacts): Cha
       facts.stuckLocks.length === 0,
       facts.stuckLocks.map((s) => `${s.account} by ${s.holder}`).join("; ") || "none",
     ),
+    ...(leader?.checks ?? []),
+    ...(slots?.checks ?? []),
     line(
       "every process stopped",
       facts.processes.stillRunning.length === 0,
@@ -135,8 +195,14 @@ export function checkRun(allEvents: readonly ChaosEvent[], facts: RunFacts): Cha
     seed: facts.seed,
     mode: facts.mode,
     guard: facts.guard,
+    redis: facts.redis ?? "sentinel",
+    serverInstances: facts.serverInstances ?? 2,
     faults,
-    baseline: counters[0]!,
+    baseline: {
+      ...counters[0]!,
+      ...(leader ? { leader: leader.buckets[0]! } : {}),
+      ...(slots ? { semaphore: slots.buckets[0]! } : {}),
+    },
     totals: {
       acceptedWrites: all.acceptedWrites,
       staleRejected: all.staleRejected,
@@ -144,6 +210,8 @@ export function checkRun(allEvents: readonly ChaosEvent[], facts: RunFacts): Cha
       unfencedOverlaps: all.unfencedOverlaps,
       recoveryBoundMs: facts.recoveryBoundMs,
     },
+    ...(leader ? { leader: leader.summary } : {}),
+    ...(slots ? { semaphore: slots.summary } : {}),
     checks,
     ok: checks.every((c) => c.ok),
   };

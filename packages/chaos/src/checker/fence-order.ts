@@ -1,6 +1,9 @@
 import type { WorkerEvent } from "../log/events.js";
 
-/** A grant whose fence was not above one granted earlier for the same account (S2). */
+/**
+ * A grant whose fence was not above one granted earlier for the same account
+ * (docs/design.md#fences-only-grow).
+ */
 export interface FenceRegression {
   readonly account: string;
   /** When the later grant arrived (monotonic ms). */
@@ -38,11 +41,11 @@ function grantsOf(events: readonly WorkerEvent[]): Grant[] {
 }
 
 /**
- * S2 from the clients' side: when a worker asks for an account after another worker's
- * grant of it has arrived, its own grant must carry a larger fence. Only pairs ordered
- * that strictly are compared, so concurrent requests never count. A regression is not a
- * stale write by itself (the guard refuses the smaller fence), but it stalls the account
- * until fences grow past the larger one again.
+ * Fences only grow (docs/design.md#fences-only-grow), seen from the clients' side: when a worker
+ * asks for an account after another worker's grant of it has arrived, its own grant must carry a
+ * larger fence. Only pairs ordered that strictly are compared, so concurrent requests never count.
+ * A regression is not a stale write by itself (the guard refuses the smaller fence), but it stalls
+ * the account until fences grow past the larger one again.
  */
 export function fenceRegressions(events: readonly WorkerEvent[]): FenceRegression[] {
   const found: FenceRegression[] = [];

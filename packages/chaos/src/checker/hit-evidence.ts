@@ -13,6 +13,7 @@ export function hitEvidence(
   window: FaultWindow,
   events: readonly ChaosEvent[],
   ledger: readonly LedgerRow[],
+  serverInstances: number,
 ): Hit {
   const s: Scope = {
     window,
@@ -26,6 +27,7 @@ export function hitEvidence(
     case "self-pause-after-read":
       return staleAfterResume(s);
     case "failover-kill-master":
+    case "redis-cluster-failover":
       return failover(s);
     case "redis-down":
       return redisDown(s);
@@ -52,8 +54,8 @@ export function hitEvidence(
       return netDbCut(s, "resets");
     case "net-db-refuse":
       return netDbCut(s, "resets");
-    case "kill-server":
-      return killServer(s);
+    case "server-kill":
+      return killServer(s, serverInstances);
     case "kill-worker-holding":
       return killWorker(s);
     default:

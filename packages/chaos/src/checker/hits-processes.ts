@@ -33,9 +33,14 @@ export function keyExpiry(s: Scope): Hit {
   return result(stale.hit && expired, `PEXPIRE 1 ms applied: ${expired}; ${stale.evidence}`);
 }
 
-/** The server died of SIGKILL within the window. */
-export function killServer(s: Scope): Hit {
+/**
+ * The server instance died of SIGKILL within the window and, with several instances, the
+ * workers of the others were granted while it was down (worker `w<i>` talks to instance
+ * `i mod serverInstances`).
+ */
+export function killServer(s: Scope, serverInstances: number): Hit {
   const id = observation(s.window, "killedServer") as string | undefined;
+  const index = observation(s.window, "killedServerIndex") as number | undefined;
   const died = s.events.some(
     (e) =>
       e.src === "orchestrator" &&
@@ -46,7 +51,17 @@ export function killServer(s: Scope): Hit {
       inWindow(s, e.mono),
   );
   const failed = s.workers.filter((e) => e.ev === "acquire-failed" && during(s, e.mono)).length;
-  return result(died, `server ${id ?? "?"} killed: ${died}; ${failed} acquires failed meanwhile`);
+  const onOthers = s.workers.filter(
+    (e) =>
+      e.ev === "granted" &&
+      during(s, e.mono) &&
+      Number(e.worker.slice(1)) % serverInstances !== index,
+  ).length;
+  const othersServed = serverInstances < 2 || onOthers > 0;
+  return result(
+    died && othersServed,
+    `server ${id ?? "?"} of ${serverInstances} killed: ${died}; ${onOthers} grants through the other instances and ${failed} failed acquires while it was down`,
+  );
 }
 
 /** The dead holder's account was granted to another worker. */

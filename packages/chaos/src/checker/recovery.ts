@@ -16,8 +16,10 @@ function workerLives(events: readonly ChaosEvent[]): WorkerLife[] {
       exits.set(`${e.id}#${e.inc ?? 0}`, e.mono);
     }
   }
+  // Election candidates are not all granted (only the leader is): the leader account's
+  // first write after the heal stands for them.
   return events.flatMap((e) =>
-    e.src === "worker" && e.ev === "start"
+    e.src === "worker" && e.ev === "start" && e.role !== "leader"
       ? [
           {
             worker: e.worker,
@@ -31,8 +33,9 @@ function workerLives(events: readonly ChaosEvent[]): WorkerLife[] {
 }
 
 /**
- * Time from `healMono` until the service is whole again: every worker process alive at
- * the heal has been granted a lock, and every account has an accepted write. Null when
+ * Time from `healMono` until the service is whole again: every mutex worker process alive
+ * at the heal has been granted a lock, and every account (the elected leader's too) has an
+ * accepted write. Null when
  * that never happened. The per-worker part catches clients cut off from one server (a
  * killed server's workers must reconnect); the per-account part catches a key left held
  * by a dead or paused holder (it comes back when the lease ends).

@@ -3,6 +3,13 @@ import type { AccountRow, LedgerRow } from "../ledger/ledger-types.js";
 /** The guard the workers wrote through: the real one, or the negative control. */
 export type GuardMode = "rmw" | "fence-only";
 
+/** The semaphore key of a run, its total and the ledger accounts it guards. */
+export interface SemaphoreFacts {
+  readonly key: string;
+  readonly permits: number;
+  readonly slots: readonly string[];
+}
+
 /** A lock still held after every worker stopped and every lease could have expired. */
 export interface StuckLock {
   readonly account: string;
@@ -25,12 +32,23 @@ export interface RunFacts {
   readonly seed: number;
   readonly mode: string;
   readonly guard: GuardMode;
+  /** `sentinel` or `cluster` (absent in runs made before the cluster variant: sentinel). */
+  readonly redis?: string;
+  /** How many Warden server instances served the workers (absent in older runs: 2). */
+  readonly serverInstances?: number;
   /** The ledger resource's lease, in ms. */
   readonly leaseMs: number;
   /** lease + probe bound + 2 s: the longest acceptable recovery, in ms. */
   readonly recoveryBoundMs: number;
   /** Fewer accepted writes make the run invalid. */
   readonly minAcceptedWrites: number;
+  /**
+   * The account only the elected leader writes, fenced by its term (absent in runs made
+   * before the election was added: no leader checks).
+   */
+  readonly leaderAccount?: string;
+  /** The semaphore the permit holders share, and its slots (absent in older runs). */
+  readonly semaphore?: SemaphoreFacts;
   readonly accounts: readonly AccountRow[];
   readonly ledger: readonly LedgerRow[];
   readonly stuckLocks: readonly StuckLock[];

@@ -11,7 +11,8 @@ const ACCOUNT_TABLE = `CREATE TABLE account (
 ) ENGINE=InnoDB`;
 
 /**
- * One row per accepted write. Deliberately no unique key on op_id: a write recorded twice
+ * One row per accepted write, stamped by the ledger database's own clock (\`db_time\`, at
+ * the INSERT, under the guarded UPDATE's row lock). Deliberately no unique key on op_id: a write recorded twice
  * must show up in the checker, not be silently refused by the database.
  */
 const LEDGER_TABLE = `CREATE TABLE ledger (
@@ -25,6 +26,7 @@ const LEDGER_TABLE = `CREATE TABLE ledger (
   balance_before BIGINT NOT NULL,
   balance_after BIGINT NOT NULL,
   mono DOUBLE NOT NULL,
+  db_time DATETIME(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6),
   KEY ledger_account (account, id)
 ) ENGINE=InnoDB`;
 

@@ -16,7 +16,8 @@ export async function readLedger(
     );
     const [rows] = await connection.query(
       `SELECT id, op_id, account, worker, lock_id, CAST(fence AS CHAR) AS fence, delta,
-              CAST(balance_before AS CHAR) AS balance_before, CAST(balance_after AS CHAR) AS balance_after, mono
+              CAST(balance_before AS CHAR) AS balance_before, CAST(balance_after AS CHAR) AS balance_after, mono,
+              CAST(TIMESTAMPDIFF(MICROSECOND, '2000-01-01', db_time) AS CHAR) AS db_us
          FROM ledger ORDER BY id`,
     );
     return {
@@ -37,6 +38,7 @@ export async function readLedger(
         balanceBefore: Number(r.balance_before),
         balanceAfter: Number(r.balance_after),
         mono: Number(r.mono),
+        dbMs: Number(r.db_us) / 1_000,
       })),
     };
   } finally {

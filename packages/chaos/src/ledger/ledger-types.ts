@@ -27,4 +27,9 @@ export interface LedgerRow {
   readonly balanceAfter: number;
   /** The worker's monotonic clock just before the write, in ms. */
   readonly mono: number;
+  /**
+   * The ledger database's clock at the INSERT, in ms since 2000-01-01 (absent in runs made
+   * before it was recorded): orders accepted writes of different accounts.
+   */
+  readonly dbMs?: number;
 }

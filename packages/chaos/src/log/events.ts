@@ -45,6 +45,8 @@ export interface WorkerEvent extends Stamped {
   readonly worker: string;
   readonly inc: number;
   readonly ev: WorkerStep;
+  /** On `start`: `ledger` (a mutex worker), `leader` (a candidate), `semaphore` (a permit holder). */
+  readonly role?: "ledger" | "leader" | "semaphore";
   readonly account?: string;
   /** `<worker>.<inc>.<seq>`: one iteration, and the ledger row it writes. */
   readonly opId?: string;
@@ -74,7 +76,7 @@ export interface NemesisEvent extends Stamped {
 /** One scrape of a server's /metrics. */
 export interface ObserverEvent extends Stamped {
   readonly src: "observer";
-  /** `a` or `b`. */
+  /** `a`, `b`, `c`… */
   readonly server: string;
   readonly up: boolean;
   readonly tier?: string;

@@ -1,22 +1,26 @@
 import { parseArgs } from "node:util";
 import type { GuardMode } from "../checker/run-facts.js";
 import type { RunMode } from "../schedule/build-schedule.js";
-import { isFaultKind, type FaultKind } from "../schedule/fault-kinds.js";
+import { isFaultKind, runsOn, type FaultKind, type RedisVariant } from "../schedule/fault-kinds.js";
 
 /** The command line of `pnpm chaos`. */
 export interface ChaosArgs {
   readonly mode: RunMode;
   readonly seed: number;
   readonly guard: GuardMode;
+  /** The Redis topology under the servers. */
+  readonly redis: RedisVariant;
   readonly out: string | undefined;
   readonly only: readonly FaultKind[] | undefined;
   /** Re-judge an earlier run directory instead of running. */
   readonly check: string | undefined;
 }
 
-export const USAGE = `usage: pnpm chaos [--quick] [--seed N] [--out FILE] [--guard=rmw|fence-only]
-                  [--only fault,fault…] [--check RUN_DIR]
+export const USAGE = `usage: pnpm chaos [--quick] [--redis sentinel|cluster] [--seed N] [--out FILE]
+                  [--guard=rmw|fence-only] [--only fault,fault…] [--check RUN_DIR]
   --quick        every numbered fault once, shorter outages (< 3 min); default: full (< 10 min)
+  --redis        sentinel (default): a sentinel group; cluster: a 6-node Redis Cluster
+                 with the redis-cluster-failover fault instead of the sentinel-only ones
   --seed N       the nemesis schedule (same seed, same schedule); default: from the clock
   --out FILE     also write the JSON report there
   --guard        rmw (default): claim before read; fence-only: the negative control,
@@ -33,6 +37,7 @@ export function parseChaosArgs(argv: readonly string[]): ChaosArgs {
       seed: { type: "string" },
       out: { type: "string" },
       guard: { type: "string", default: "rmw" },
+      redis: { type: "string", default: "sentinel" },
       only: { type: "string" },
       check: { type: "string" },
       help: { type: "boolean", default: false },
@@ -45,13 +50,20 @@ export function parseChaosArgs(argv: readonly string[]): ChaosArgs {
     throw new Error(`--seed must be a non-negative integer, not ${values.seed}`);
   if (values.guard !== "rmw" && values.guard !== "fence-only")
     throw new Error(`--guard must be rmw or fence-only, not ${values.guard}`);
+  if (values.redis !== "sentinel" && values.redis !== "cluster")
+    throw new Error(`--redis must be sentinel or cluster, not ${values.redis}`);
+  const redis: RedisVariant = values.redis;
   const only = values.only?.split(",").map((name) => name.trim());
   const unknown = only?.filter((name) => !isFaultKind(name));
   if (unknown && unknown.length > 0) throw new Error(`unknown faults: ${unknown.join(", ")}`);
+  const elsewhere = (only as FaultKind[] | undefined)?.filter((kind) => !runsOn(kind, redis));
+  if (elsewhere && elsewhere.length > 0)
+    throw new Error(`faults that do not run on --redis ${redis}: ${elsewhere.join(", ")}`);
   return {
     mode: values.quick ? "quick" : "full",
     seed,
     guard: values.guard,
+    redis,
     out: values.out,
     only: only as FaultKind[] | undefined,
     check: values.check,

@@ -1,4 +1,4 @@
-import type { ChaosReport } from "../checker/report.js";
+import type { ChaosReport, LeaderCounters, SemaphoreCounters } from "../checker/report.js";
 
 const COLUMNS = [
   "fault",
@@ -15,6 +15,91 @@ const COLUMNS = [
 
 function row(cells: readonly (string | number)[]): string {
   return `| ${cells.join(" | ")} |`;
+}
+
+const LEADER_COLUMNS = [
+  "leader-elected writer",
+  "accepted",
+  "stale rejected",
+  "stale accepted",
+  "lost",
+  "doubled",
+  "term regressions",
+  "leader overlaps",
+] as const;
+
+function leaderCells(name: string, c: LeaderCounters | undefined): (string | number)[] {
+  if (!c) return [name, "", "", "", "", "", "", ""];
+  return [
+    name,
+    c.acceptedWrites,
+    c.staleRejected,
+    c.staleAccepted,
+    c.lost,
+    c.doubled,
+    c.termRegressions,
+    c.overlaps,
+  ];
+}
+
+/** The leader-elected writer's account per fault, when the run had one. */
+function leaderTable(report: ChaosReport): string[] {
+  if (!report.leader) return [];
+  const { terms, leaders } = report.leader;
+  return [
+    "",
+    row(LEADER_COLUMNS),
+    row(LEADER_COLUMNS.map((_, i) => (i === 0 ? ":--" : "--:"))),
+    row(leaderCells("(before the first fault)", report.baseline.leader)),
+    ...report.faults.map((f) => row(leaderCells(f.name, f.leader))),
+    row(leaderCells(`all (${terms} terms, ${leaders} leaders)`, report.leader)),
+  ];
+}
+
+const SEMAPHORE_COLUMNS = [
+  "semaphore slots",
+  "accepted",
+  "stale rejected",
+  "stale accepted",
+  "lost",
+  "doubled",
+  "fence regressions",
+  "over permits (accepted)",
+  "over permits (believed)",
+] as const;
+
+function semaphoreCells(name: string, c: SemaphoreCounters | undefined): (string | number)[] {
+  if (!c) return [name, "", "", "", "", "", "", "", ""];
+  return [
+    name,
+    c.acceptedWrites,
+    c.staleRejected,
+    c.staleAccepted,
+    c.lost,
+    c.doubled,
+    c.fenceRegressions,
+    c.overPermitsAccepted,
+    c.overPermitsBeliefs,
+  ];
+}
+
+/** The semaphore's slots per fault, when the run had them. */
+function semaphoreTable(report: ChaosReport): string[] {
+  if (!report.semaphore) return [];
+  const { permits, maxAcceptedAtOnce, grants } = report.semaphore;
+  return [
+    "",
+    row(SEMAPHORE_COLUMNS),
+    row(SEMAPHORE_COLUMNS.map((_, i) => (i === 0 ? ":--" : "--:"))),
+    row(semaphoreCells("(before the first fault)", report.baseline.semaphore)),
+    ...report.faults.map((f) => row(semaphoreCells(f.name, f.semaphore))),
+    row(
+      semaphoreCells(
+        `all (${grants} permits, at most ${maxAcceptedAtOnce} of ${permits} accepted at once)`,
+        report.semaphore,
+      ),
+    ),
+  ];
 }
 
 /** The report as Markdown: one line per fault, then the checks (for people and REPORT.md). */
@@ -48,6 +133,8 @@ export function renderReport(report: ChaosReport): string {
         f.hit ? "yes" : "NO",
       ]),
     ),
+    ...leaderTable(report),
+    ...semaphoreTable(report),
     "",
     ...report.checks.map((c) => `- ${c.ok ? "ok" : "**FAIL**"} ${c.name}: ${c.detail}`),
   ];

@@ -8,7 +8,7 @@ import { EventLog } from "../log/event-log.js";
 import { runNemesis } from "../nemesis/run-nemesis.js";
 import { startedChildren } from "../procs/managed-child.js";
 import { buildSchedule, type RunMode } from "../schedule/build-schedule.js";
-import type { FaultKind } from "../schedule/fault-kinds.js";
+import type { FaultKind, RedisVariant } from "../schedule/fault-kinds.js";
 import { startStack, type Stack } from "../stack/start-stack.js";
 import { RECOVERY_BOUND_MS, STACK_SETTINGS } from "../stack/stack-settings.js";
 import { leftovers } from "./leftovers.js";
@@ -21,6 +21,8 @@ export interface RunOptions {
   readonly seed: number;
   readonly mode: RunMode;
   readonly guard: GuardMode;
+  /** The Redis topology under the servers (default: a sentinel group). */
+  readonly redis?: RedisVariant;
   /** Only these faults (debugging, the negative-control test). */
   readonly only?: readonly FaultKind[];
   /** Where run directories go; older ones beyond the last few are removed. */
@@ -47,11 +49,12 @@ async function pruneRuns(runsDir: string): Promise<void> {
 export async function runChaos(
   options: RunOptions,
 ): Promise<{ report: ChaosReport; runDir: string }> {
-  const schedule = buildSchedule(options.seed, options.mode, options.only);
+  const redis = options.redis ?? "sentinel";
+  const schedule = buildSchedule(options.seed, options.mode, options.only, redis);
   const stamp = new Date().toISOString().replace(/[:.]/g, "-");
   const runDir = join(
     options.runsDir,
-    `${stamp}-seed${options.seed}-${options.mode}${options.guard === "fence-only" ? "-fence-only" : ""}`,
+    `${stamp}-seed${options.seed}-${options.mode}${redis === "cluster" ? "-cluster" : ""}${options.guard === "fence-only" ? "-fence-only" : ""}`,
   );
   await mkdir(runDir, { recursive: true });
   await pruneRuns(options.runsDir);
@@ -73,6 +76,7 @@ export async function runChaos(
         events,
         guard: options.guard,
         seed: options.seed,
+        redis,
         fakedServer: schedule.fakedServer,
       },
       (partial) => (stack = partial),
@@ -85,7 +89,7 @@ export async function runChaos(
     stuck = await findStuckLocks(
       started.probe,
       started.resources.ledger,
-      STACK_SETTINGS.accounts,
+      [...STACK_SETTINGS.accounts, STACK_SETTINGS.leaderAccount],
       STACK_SETTINGS.leaseMs + 2_000,
     );
   } catch (error) {
@@ -99,9 +103,17 @@ export async function runChaos(
       seed: options.seed,
       mode: options.mode,
       guard: options.guard,
+      redis,
+      serverInstances: stack.servers?.length ?? 0,
       leaseMs: STACK_SETTINGS.leaseMs,
       recoveryBoundMs: RECOVERY_BOUND_MS,
       minAcceptedWrites: STACK_SETTINGS.minAcceptedWrites,
+      leaderAccount: STACK_SETTINGS.leaderAccount,
+      semaphore: {
+        key: STACK_SETTINGS.semaphoreKey,
+        permits: STACK_SETTINGS.semaphorePermits,
+        slots: STACK_SETTINGS.semaphoreSlots,
+      },
       accounts: done.ledger?.accounts ?? [],
       ledger: done.ledger?.ledger ?? [],
       stuckLocks: stuck,

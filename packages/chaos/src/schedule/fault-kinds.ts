@@ -18,9 +18,10 @@ export const FAULT_KINDS = [
   "net-db-blackhole",
   "net-db-reset",
   "net-db-refuse",
-  "kill-server", // 7: kill -9 a server mid-traffic, restart it
+  "server-kill", // 7: kill -9 one of the server instances mid-traffic, restart it later
   "kill-worker-holding", // 7: kill -9 a worker that holds a lock
   "self-pause-after-read", // 7: a worker stops itself right after its read (the sharpest case)
+  "redis-cluster-failover", // cluster variant: a master serving the ledger's keys fails over
 ] as const;
 
 /** One fault's name. */
@@ -34,10 +35,11 @@ export function isFaultKind(name: string): name is FaultKind {
 /**
  * Faults whose meaning depends on Redis being the tier when they start (a Redis fault on
  * an already degraded fleet proves little); before these the nemesis waits for tier
- * `redis` on both servers. The others hold on any tier.
+ * `redis` on every server. The others hold on any tier.
  */
 const NEEDS_REDIS_TIER: ReadonlySet<FaultKind> = new Set([
   "failover-kill-master",
+  "redis-cluster-failover",
   "redis-down",
   "warden-db-down",
   "db-and-redis-down",
@@ -57,6 +59,25 @@ export function needsRedisTier(kind: FaultKind): boolean {
   return NEEDS_REDIS_TIER.has(kind);
 }
 
+/** The Redis topology the stack runs on: a sentinel group, or a 6-node Redis Cluster. */
+export type RedisVariant = "sentinel" | "cluster";
+
+/**
+ * Faults that only make sense on a sentinel group: they act through the sentinels or
+ * restart the whole group (all of Redis down). The cluster has its own failover.
+ */
+const SENTINEL_ONLY: ReadonlySet<FaultKind> = new Set([
+  "failover-kill-master",
+  "redis-down",
+  "db-and-redis-down",
+]);
+
+/** Whether `kind` can run on `variant`. */
+export function runsOn(kind: FaultKind, variant: RedisVariant): boolean {
+  if (kind === "redis-cluster-failover") return variant === "cluster";
+  return variant === "sentinel" || !SENTINEL_ONLY.has(kind);
+}
+
 /**
  * The quick run's faults: every numbered item of the issue once, with three of the eight
  * network impairments (one that slows Redis, one that cuts it, one that cuts the
@@ -64,10 +85,11 @@ export function needsRedisTier(kind: FaultKind): boolean {
  */
 export const QUICK_FAULTS: readonly FaultKind[] = FAULT_KINDS.filter(
   (kind) =>
-    !kind.startsWith("net-") ||
-    kind === "net-redis-delay" ||
-    kind === "net-redis-reset" ||
-    kind === "net-db-blackhole",
+    runsOn(kind, "sentinel") &&
+    (!kind.startsWith("net-") ||
+      kind === "net-redis-delay" ||
+      kind === "net-redis-reset" ||
+      kind === "net-db-blackhole"),
 );
 
 /**
@@ -75,10 +97,44 @@ export const QUICK_FAULTS: readonly FaultKind[] = FAULT_KINDS.filter(
  * run to run a second time.
  */
 export const FULL_FAULTS: readonly FaultKind[] = [
-  ...FAULT_KINDS,
+  ...FAULT_KINDS.filter((kind) => runsOn(kind, "sentinel")),
   "pause-holder",
   "failover-kill-master",
   "redis-key-expiry",
   "kill-worker-holding",
   "self-pause-after-read",
+  "server-kill",
 ];
+
+/**
+ * The cluster variant's quick run: the cluster failover twice (once by kill -9 of the
+ * master, once by `CLUSTER FAILOVER` on its replica, as the seed decides), a server
+ * instance killed, the process faults whose late write must come back stale, a lease
+ * expired early on its master, and the servers' path to the cluster reset.
+ */
+export const CLUSTER_QUICK_FAULTS: readonly FaultKind[] = [
+  "redis-cluster-failover",
+  "redis-cluster-failover",
+  "server-kill",
+  "pause-holder",
+  "redis-key-expiry",
+  "kill-worker-holding",
+  "self-pause-after-read",
+  "net-redis-reset",
+];
+
+/** The cluster variant's full run: every fault that runs on a cluster, the failover three times. */
+export const CLUSTER_FULL_FAULTS: readonly FaultKind[] = [
+  ...FAULT_KINDS.filter((kind) => runsOn(kind, "cluster")),
+  "redis-cluster-failover",
+  "redis-cluster-failover",
+  "server-kill",
+  "pause-holder",
+  "self-pause-after-read",
+];
+
+/** The faults of a run of `mode` on `variant`. */
+export function faultsOf(mode: "quick" | "full", variant: RedisVariant): readonly FaultKind[] {
+  if (variant === "cluster") return mode === "quick" ? CLUSTER_QUICK_FAULTS : CLUSTER_FULL_FAULTS;
+  return mode === "quick" ? QUICK_FAULTS : FULL_FAULTS;
+}

@@ -2,18 +2,16 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { migrate } from "@warden/db";
 import { createWarden, type Warden } from "@warden/sdk";
-import {
-  startMariaDb,
-  startSentinelGroup,
-  type MariaDbServer,
-  type SentinelGroup,
-} from "@warden/testkit";
+import { startMariaDb, type MariaDbServer } from "@warden/testkit";
 import type { GuardMode } from "../checker/run-facts.js";
 import { createLedger } from "../ledger/ledger-schema.js";
 import type { EventLog } from "../log/event-log.js";
 import { bundleWorker } from "../procs/bundle-worker.js";
 import { ProxyControl } from "../proxy/proxy-control.js";
 import type { ProxyRoute } from "../proxy/proxy-protocol.js";
+import { SERVER_COUNT } from "../schedule/build-schedule.js";
+import type { RedisVariant } from "../schedule/fault-kinds.js";
+import { redisRoutes, redisServerEnv, startChaosRedis, type ChaosRedis } from "./chaos-redis.js";
 import { FaketimeClock, libfaketimePath } from "./faketime.js";
 import { Observer } from "./observer.js";
 import { STACK_SETTINGS } from "./stack-settings.js";
@@ -26,7 +24,8 @@ import { freePort } from "@warden/testkit";
 export interface Stack {
   readonly runDir: string;
   readonly events: EventLog;
-  readonly group: SentinelGroup;
+  /** The sentinel group or the Redis Cluster under the servers. */
+  readonly redis: ChaosRedis;
   /** Warden's database: the one the faults take down. */
   readonly wardenDb: MariaDbServer;
   /** The ledger's own MariaDB, never faulted. */
@@ -49,7 +48,8 @@ export interface StackOptions {
   readonly events: EventLog;
   readonly guard: GuardMode;
   readonly seed: number;
-  /** 0 or 1: the server that runs under libfaketime. */
+  readonly redis: RedisVariant;
+  /** Index of the server that runs under libfaketime. */
   readonly fakedServer: number;
 }
 
@@ -67,29 +67,21 @@ async function startMariaDbRetrying(): Promise<MariaDbServer> {
   }
 }
 
-function proxyRoutes(group: SentinelGroup, wardenDb: MariaDbServer): ProxyRoute[] {
+function proxyRoutes(redis: ChaosRedis, wardenDb: MariaDbServer): ProxyRoute[] {
   return [
-    ...group.sentinelNodes.map((n, i) => ({
-      name: `sentinel-${i}`,
-      group: "redis",
-      host: n.host,
-      port: n.port,
-    })),
-    ...group.nodes.map((n, i) => ({
-      name: `redis-${i}`,
-      group: "redis",
-      host: n.host,
-      port: n.port,
-    })),
+    ...redisRoutes(redis),
     { name: "warden-db", group: "db", host: wardenDb.host, port: wardenDb.port },
   ];
 }
 
+/** Server ids: `a`, `b`, `c`… */
+const serverId = (i: number) => String.fromCharCode(97 + i);
+
 /**
- * Starts the stack in dependency order: Redis sentinel group and both MariaDBs (in
- * parallel), migrations and the ledger, the fault proxies, the tenant, two servers whose
- * Redis and database traffic goes through the proxies, the resources, eight workers and
- * the observer. A failure half-way leaves the pieces to the caller's teardown.
+ * Starts the stack in dependency order: Redis (sentinel group or cluster) and both MariaDBs
+ * (in parallel), migrations and the ledger, the fault proxies, the tenant,
+ * {@link SERVER_COUNT} servers whose Redis and database traffic goes through the proxies,
+ * the resources, eight workers (spread over the servers) and the observer. A failure half-way leaves the pieces to the caller's teardown.
  */
 export async function startStack(
   options: StackOptions,
@@ -99,18 +91,22 @@ export async function startStack(
   const partial: { -readonly [K in keyof Stack]?: Stack[K] } = { runDir, events };
   started(partial);
   const library = libfaketimePath();
-  const [group, wardenDb, ledgerDb, workerEntry] = await Promise.all([
-    startSentinelGroup({ masterName: "warden" }),
+  const [redis, wardenDb, ledgerDb, workerEntry] = await Promise.all([
+    startChaosRedis(options.redis),
     startMariaDbRetrying(),
     startMariaDbRetrying(),
     bundleWorker(join(runDir, "worker.mjs")),
   ]);
-  Object.assign(partial, { group, wardenDb, ledgerDb });
+  Object.assign(partial, { redis, wardenDb, ledgerDb });
   const phase = (name: string) => events.record({ src: "orchestrator", ev: "phase", phase: name });
-  phase("redis sentinel group and both MariaDBs up");
+  phase(`redis ${options.redis} and both MariaDBs up`);
   await migrate(wardenDb.url);
-  await createLedger(ledgerDb.url, STACK_SETTINGS.accounts, STACK_SETTINGS.initialBalance);
-  const routes = proxyRoutes(group, wardenDb);
+  await createLedger(
+    ledgerDb.url,
+    [...STACK_SETTINGS.accounts, STACK_SETTINGS.leaderAccount, ...STACK_SETTINGS.semaphoreSlots],
+    STACK_SETTINGS.initialBalance,
+  );
+  const routes = proxyRoutes(redis, wardenDb);
   const proxy = await ProxyControl.start(routes, join(runDir, "proxy.log"));
   partial.proxy = proxy;
   const nat = Object.fromEntries(
@@ -120,7 +116,7 @@ export async function startStack(
   const faketime = new FaketimeClock(runDir, library);
   await faketime.set(0);
   const servers = await Promise.all(
-    ["a", "b"].map(async (id, i) => {
+    Array.from({ length: SERVER_COUNT }, (_, i) => serverId(i)).map(async (id, i) => {
       const spoolDir = join(runDir, `spool-${id}`);
       await mkdir(spoolDir, { recursive: true });
       return new WardenServer({
@@ -130,8 +126,7 @@ export async function startStack(
         events,
         env: {
           DATABASE_URL: wardenDb.url,
-          WARDEN_REDIS_SENTINELS: group.sentinels.map((s) => addr(s.host, s.port)).join(","),
-          WARDEN_REDIS_MASTER_NAME: group.masterName,
+          ...redisServerEnv(redis),
           WARDEN_HOST: "127.0.0.1",
           WARDEN_LOG_LEVEL: "info",
           WARDEN_AUDIT_SPOOL_DIR: spoolDir,
@@ -149,7 +144,12 @@ export async function startStack(
   phase("migrated; proxies up; starting the servers");
   await Promise.all(servers.map((server) => server.start()));
   phase("servers up; starting the workers");
-  const resources = await registerResources(servers[0]!.url, tenant.apiKey, STACK_SETTINGS.leaseMs);
+  const resources = await registerResources(
+    servers[0]!.url,
+    tenant.apiKey,
+    STACK_SETTINGS.leaseMs,
+    STACK_SETTINGS.semaphorePermits,
+  );
   const fleet = new WorkerFleet({
     entry: workerEntry,
     serverUrls: servers.map((s) => s.url),
@@ -157,13 +157,21 @@ export async function startStack(
     ledgerUrl: ledgerDb.url,
     resource: resources.ledger,
     accounts: STACK_SETTINGS.accounts,
+    firstLeader: STACK_SETTINGS.workers,
+    leaderAccount: STACK_SETTINGS.leaderAccount,
+    firstSemaphore: STACK_SETTINGS.workers + STACK_SETTINGS.leaderCandidates,
+    semaphoreResource: resources.semaphore,
+    semaphoreKey: STACK_SETTINGS.semaphoreKey,
+    semaphoreSlots: STACK_SETTINGS.semaphoreSlots,
     guard: options.guard,
     seed: options.seed,
     runDir,
     events,
   });
   partial.fleet = fleet;
-  await fleet.start(STACK_SETTINGS.workers);
+  await fleet.start(
+    STACK_SETTINGS.workers + STACK_SETTINGS.leaderCandidates + STACK_SETTINGS.semaphoreHolders,
+  );
   const observer = new Observer(servers, events);
   observer.start();
   partial.observer = observer;
@@ -178,7 +186,7 @@ export async function startStack(
   return {
     runDir,
     events,
-    group,
+    redis,
     wardenDb,
     ledgerDb,
     proxy,

@@ -29,6 +29,8 @@ export async function createChaosTenant(databaseUrl: string): Promise<ChaosTenan
         name: "chaos workers",
         prefix: apiKey.slice(0, 12),
         hash: createHash("sha256").update(apiKey, "utf8").digest("hex"),
+        // It also registers the resources: a policy change needs the admin scope.
+        scopes: "lock,admin",
       },
       select: { id: true },
     });
@@ -44,6 +46,8 @@ export interface ChaosResources {
   readonly ledger: string;
   /** A fail-open resource (`allow`) that proves local mode while both stores are down. */
   readonly allowLocal: string;
+  /** The permit holders' semaphore (`deny`, `permits` per key). */
+  readonly semaphore: string;
 }
 
 /** Registers the resources through the server's API, as an operator's tenant would. */
@@ -51,6 +55,7 @@ export async function registerResources(
   serverUrl: string,
   apiKey: string,
   leaseMs: number,
+  permits: number,
 ): Promise<ChaosResources> {
   const admin = createTRPCClient<AppRouter>({
     links: [
@@ -68,8 +73,14 @@ export async function registerResources(
     degrade: true,
     fair: false,
     waitReplicas: 0,
+    // No lock-delay after an expiry: recovery is measured against lease + probe bound.
+    lockDelayMs: 0,
   };
-  const resources: ChaosResources = { ledger: "ledger:account", allowLocal: "scratch:local-ok" };
+  const resources: ChaosResources = {
+    ledger: "ledger:account",
+    allowLocal: "scratch:local-ok",
+    semaphore: "ledger:slots",
+  };
   await admin.resource.create.mutate({
     ...policy,
     name: resources.ledger,
@@ -81,6 +92,14 @@ export async function registerResources(
     name: resources.allowLocal,
     localFallback: "allow",
     description: "chaos probe of local mode",
+  });
+  await admin.resource.create.mutate({
+    ...policy,
+    name: resources.semaphore,
+    kind: "semaphore",
+    permits,
+    localFallback: "deny",
+    description: "chaos ledger slots: at most `permits` holders write at once",
   });
   return resources;
 }

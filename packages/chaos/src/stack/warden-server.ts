@@ -9,7 +9,7 @@ const READY_TIMEOUT_MS = 60_000;
 
 /** What a server process needs that differs between the two. */
 export interface WardenServerSpec {
-  /** `a` or `b`. */
+  /** `a`, `b`, `c`… */
   readonly id: string;
   readonly port: number;
   /** The server's environment: database, sentinels, tier probe settings… */

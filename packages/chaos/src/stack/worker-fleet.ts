@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { GuardMode } from "../checker/run-facts.js";
 import type { EventLog } from "../log/event-log.js";
 import { ManagedChild } from "../procs/managed-child.js";
+import type { WorkerRole } from "../worker/worker-config.js";
 
 /** What every worker shares. */
 export interface FleetSetup {
@@ -14,6 +15,14 @@ export interface FleetSetup {
   readonly ledgerUrl: string;
   readonly resource: string;
   readonly accounts: readonly string[];
+  /** Workers with an index from here on are election candidates for `leaderAccount`. */
+  readonly firstLeader: number;
+  readonly leaderAccount: string;
+  /** Workers with an index from here on hold semaphore permits and write `semaphoreSlots`. */
+  readonly firstSemaphore: number;
+  readonly semaphoreResource: string;
+  readonly semaphoreKey: string;
+  readonly semaphoreSlots: readonly string[];
   readonly guard: GuardMode;
   readonly seed: number;
   readonly runDir: string;
@@ -25,11 +34,13 @@ export interface WorkerSlot {
   readonly index: number;
   /** `w<index>` */
   readonly id: string;
+  /** `ledger`: a mutex worker; `leader`: an election candidate; `semaphore`: a permit holder. */
+  readonly role: WorkerRole;
   inc: number;
   child: ManagedChild;
 }
 
-/** The eight worker processes, restartable after a kill. */
+/** The worker processes (mutex workers, then election candidates), restartable after a kill. */
 export class WorkerFleet {
   private readonly slots: WorkerSlot[] = [];
 
@@ -40,7 +51,9 @@ export class WorkerFleet {
     const children = await Promise.all(
       Array.from({ length: count }, (_, index) => this.spawn(index, 0)),
     );
-    children.forEach((child, index) => this.slots.push({ index, id: `w${index}`, inc: 0, child }));
+    children.forEach((child, index) =>
+      this.slots.push({ index, id: `w${index}`, role: this.roleOf(index), inc: 0, child }),
+    );
   }
 
   get size(): number {
@@ -85,6 +98,11 @@ export class WorkerFleet {
     );
   }
 
+  private roleOf(index: number): WorkerRole {
+    if (index >= this.setup.firstSemaphore) return "semaphore";
+    return index >= this.setup.firstLeader ? "leader" : "ledger";
+  }
+
   private async spawn(index: number, inc: number): Promise<ManagedChild> {
     const { events, runDir } = this.setup;
     const id = `w${index}`;
@@ -100,6 +118,11 @@ export class WorkerFleet {
         CHAOS_LEDGER_URL: this.setup.ledgerUrl,
         CHAOS_RESOURCE: this.setup.resource,
         CHAOS_ACCOUNTS: this.setup.accounts.join(","),
+        CHAOS_ROLE: this.roleOf(index),
+        CHAOS_LEADER_ACCOUNT: this.setup.leaderAccount,
+        CHAOS_SEMAPHORE_RESOURCE: this.setup.semaphoreResource,
+        CHAOS_SEMAPHORE_KEY: this.setup.semaphoreKey,
+        CHAOS_SEMAPHORE_SLOTS: this.setup.semaphoreSlots.join(","),
         CHAOS_GUARD: this.setup.guard,
         CHAOS_SEED: String(this.setup.seed),
       },

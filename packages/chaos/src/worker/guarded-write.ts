@@ -1,4 +1,4 @@
-import { claimedUpdate, fencedUpdate, type GuardResult, type Lock } from "@warden/sdk";
+import { claimedUpdate, fencedUpdate, type FencedHolder, type GuardResult } from "@warden/sdk";
 import type { PoolConnection } from "mysql2/promise";
 import type { GuardMode } from "../checker/run-facts.js";
 
@@ -16,7 +16,7 @@ export function accountTarget(account: string) {
 export function guardedWrite(
   guard: GuardMode,
   connection: PoolConnection,
-  lock: Lock,
+  lock: FencedHolder,
   account: string,
   balance: number,
 ): Promise<GuardResult> {

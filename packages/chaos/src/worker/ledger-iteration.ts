@@ -1,4 +1,4 @@
-import { claimFence, type Lock, type Warden } from "@warden/sdk";
+import { claimFence, type FencedHolder, type Lock, type Warden } from "@warden/sdk";
 import type { Pool } from "mysql2/promise";
 import { monoNow } from "../log/clock.js";
 import type { WorkerEvent, WriteOutcome } from "../log/events.js";
@@ -8,6 +8,9 @@ import type { WorkerConfig } from "./worker-config.js";
 
 /** Fields of a worker line; the worker adds src, id, incarnation and time stamps. */
 export type WorkerLine = Omit<WorkerEvent, "src" | "worker" | "inc" | "mono" | "wall">;
+
+/** What the guards and the ledger need from a lock or a semaphore permit. */
+export type GuardHolder = FencedHolder & { readonly signal: AbortSignal };
 
 /** What one iteration needs from its worker process. */
 export interface IterationContext {
@@ -35,9 +38,9 @@ function errorMessage(error: unknown): string {
  * Deliberately never checks `lock.signal` before writing: a real holder can be paused
  * right after such a check, so the guard alone must stop a late write.
  */
-async function readComputeWrite(
+export async function readComputeWrite(
   ctx: IterationContext,
-  lock: Lock,
+  lock: GuardHolder,
   account: string,
   opId: string,
 ): Promise<void> {

@@ -16,7 +16,20 @@ export interface WorkerConfig {
   readonly seed: number;
   /** How long one acquire may wait, in ms. */
   readonly waitMs: number;
+  /**
+   * `ledger`: a mutex worker over `accounts`; `leader`: a candidate in the election of
+   * `leaderAccount`, writing to that account only while it leads, fenced by its term.
+   */
+  readonly role: WorkerRole;
+  readonly leaderAccount: string;
+  /** `semaphore` workers: the semaphore resource (its key is `semaphoreKey`) and its slots. */
+  readonly semaphoreResource: string;
+  readonly semaphoreKey: string;
+  readonly semaphoreSlots: readonly string[];
 }
+
+/** `ledger`: a mutex worker; `leader`: an election candidate; `semaphore`: a permit holder. */
+export type WorkerRole = "ledger" | "leader" | "semaphore";
 
 function required(env: NodeJS.ProcessEnv, name: string): string {
   const value = env[name];
@@ -40,5 +53,10 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv): WorkerConfig {
     guard,
     seed: Number(required(env, "CHAOS_SEED")),
     waitMs: Number(env.CHAOS_WAIT_MS ?? 3_000),
+    role: env.CHAOS_ROLE === "leader" || env.CHAOS_ROLE === "semaphore" ? env.CHAOS_ROLE : "ledger",
+    leaderAccount: env.CHAOS_LEADER_ACCOUNT ?? "leader-0",
+    semaphoreResource: env.CHAOS_SEMAPHORE_RESOURCE ?? "ledger:slots",
+    semaphoreKey: env.CHAOS_SEMAPHORE_KEY ?? "slots",
+    semaphoreSlots: (env.CHAOS_SEMAPHORE_SLOTS ?? "slot-0,slot-1").split(","),
   };
 }

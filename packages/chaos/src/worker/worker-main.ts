@@ -10,7 +10,9 @@ import { createWarden } from "@warden/sdk";
 import { createPool } from "mysql2/promise";
 import { monoNow } from "../log/clock.js";
 import { createRng } from "../schedule/rng.js";
+import { runLeaderCandidate } from "./leader-candidate.js";
 import { ledgerIteration, type WorkerLine } from "./ledger-iteration.js";
+import { semaphoreIteration } from "./semaphore-holder.js";
 import { loadWorkerConfig } from "./worker-config.js";
 
 const config = loadWorkerConfig(process.env);
@@ -47,7 +49,7 @@ const warden = createWarden({
   connectTimeoutMs: 2_000,
   // Back within a second of a server restart, so recovery measures Warden, not backoff.
   reconnectMaxDelayMs: 1_000,
-  resources: [config.resource],
+  resources: [config.resource, config.semaphoreResource],
   onError: (error, context) =>
     log({
       ev: "error",
@@ -70,8 +72,12 @@ const ctx = {
   },
 };
 
-log({ ev: "start" });
-for (let seq = 0; !stopping; seq += 1) await ledgerIteration(ctx, seq);
+log({ ev: "start", role: config.role });
+if (config.role === "leader") await runLeaderCandidate(ctx, () => stopping);
+else {
+  const iteration = config.role === "semaphore" ? semaphoreIteration : ledgerIteration;
+  for (let seq = 0; !stopping; seq += 1) await iteration(ctx, seq);
+}
 log({ ev: "exit" });
 await warden.close();
 await pool.end();

@@ -1,5 +1,6 @@
 import { claimFence, type SqlExecutor } from "@warden/sdk";
 import type { FaultContext } from "../fault-context.js";
+import { sentinelGroupOf } from "../../stack/chaos-redis.js";
 import { killAllRedis, restartAllRedis } from "./redis-outage.js";
 
 /** Issue item 4: Warden's MariaDB down while Redis is up; grants must go on in Redis. */
@@ -58,7 +59,8 @@ async function probeLocalMode(ctx: FaultContext): Promise<string> {
 
 /** Issue item 4: MariaDB and Redis down together: local for `allow`, fail-closed for `deny`. */
 export async function dbAndRedisDown(ctx: FaultContext): Promise<void> {
-  const { group, wardenDb, probe, resources } = ctx.stack;
+  const { wardenDb, probe, resources } = ctx.stack;
+  const group = sentinelGroupOf(ctx.stack.redis);
   const downMs = ctx.param("downMs");
   // A server keeps serving the policies it has cached while MySQL is down, but cannot
   // learn one it never saw (after a restart): use the allow resource once, as a service

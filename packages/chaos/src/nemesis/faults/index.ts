@@ -1,14 +1,15 @@
 import type { FaultKind } from "../../schedule/fault-kinds.js";
 import type { FaultContext } from "../fault-context.js";
 import { clockJumpServer } from "./clock-jump.js";
+import { redisClusterFailover } from "./cluster-failover.js";
 import { dbAndRedisDown, wardenDbDown } from "./database-outage.js";
-import { killServer } from "./kill-server.js";
 import { killWorkerHolding } from "./kill-worker.js";
 import { networkFault } from "./network.js";
 import { pauseHolder } from "./pause-holder.js";
 import { failoverKillMaster, redisDown } from "./redis-outage.js";
 import { redisKeyExpiry } from "./redis-key-expiry.js";
 import { selfPauseAfterRead } from "./self-pause.js";
+import { serverKill } from "./server-kill.js";
 
 /** The injector of every fault kind; each records its start, evidence and heal. */
 export const FAULTS: Readonly<Record<FaultKind, (ctx: FaultContext) => Promise<void>>> = {
@@ -27,7 +28,8 @@ export const FAULTS: Readonly<Record<FaultKind, (ctx: FaultContext) => Promise<v
   "net-db-blackhole": networkFault,
   "net-db-reset": networkFault,
   "net-db-refuse": networkFault,
-  "kill-server": killServer,
+  "server-kill": serverKill,
   "kill-worker-holding": killWorkerHolding,
   "self-pause-after-read": selfPauseAfterRead,
+  "redis-cluster-failover": redisClusterFailover,
 };

@@ -1,5 +1,6 @@
 import { connect } from "node:net";
 import { statsDelta, type ProxyMode } from "../../proxy/proxy-mode.js";
+import { currentMasters } from "../../stack/chaos-redis.js";
 import type { FaultContext } from "../fault-context.js";
 
 /** Time until the first byte comes back through the proxy port `port` after sending `hello`. */
@@ -20,10 +21,12 @@ function firstByteMs(port: number, hello: string): Promise<number | null> {
 
 /** A round trip through the impaired path: PING to the Redis master, or MariaDB's greeting. */
 async function probeThroughProxy(ctx: FaultContext, group: string): Promise<number | null> {
-  const { proxy, group: redis } = ctx.stack;
+  const { proxy, redis } = ctx.stack;
   if (group === "db") return firstByteMs(proxy.ports["warden-db"]!, "");
-  const master = await redis.currentMaster();
-  const route = `redis-${redis.nodes.indexOf(master)}`;
+  const [master] = await currentMasters(redis);
+  const nodes = redis.variant === "cluster" ? redis.cluster.nodes : redis.group.nodes;
+  const prefix = redis.variant === "cluster" ? "cluster" : "redis";
+  const route = `${prefix}-${nodes.indexOf(master!)}`;
   return firstByteMs(proxy.ports[route]!, "PING\r\n");
 }
 

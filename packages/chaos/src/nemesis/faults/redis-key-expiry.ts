@@ -1,4 +1,5 @@
 import type { Redis } from "ioredis";
+import { currentMasters } from "../../stack/chaos-redis.js";
 import { STACK_SETTINGS } from "../../stack/stack-settings.js";
 import { catchWorker, onNextReader } from "../catch-worker.js";
 import type { FaultContext } from "../fault-context.js";
@@ -37,13 +38,22 @@ export async function redisKeyExpiry(ctx: FaultContext): Promise<void> {
     resumed = true;
     slot.child.signal("SIGCONT");
   };
-  const master = await ctx.stack.group.currentMaster();
-  const client = master.client({ lazyConnect: true, maxRetriesPerRequest: 1 });
-  client.on("error", () => undefined);
+  // On a cluster the lease lives on one of the masters: look on each.
+  const clients = (await currentMasters(ctx.stack.redis)).map((master) =>
+    master.client({ lazyConnect: true, maxRetriesPerRequest: 1 }),
+  );
+  for (const client of clients) client.on("error", () => undefined);
   try {
     ctx.observe({ paused: { worker: slot.id, inc: slot.inc, lockId, account } });
-    const key = await leaseKey(client, account, lockId);
-    const pexpire = key ? await client.pexpire(key, 1) : 0;
+    let key: string | null = null;
+    let pexpire = 0;
+    for (const client of clients) {
+      key = await leaseKey(client, account, lockId);
+      if (key) {
+        pexpire = await client.pexpire(key, 1);
+        break;
+      }
+    }
     ctx.observe({ key, pexpire });
     const reader = await onNextReader(
       ctx,
@@ -57,7 +67,7 @@ export async function redisKeyExpiry(ctx: FaultContext): Promise<void> {
     });
   } finally {
     if (!resumed) resume();
-    client.disconnect();
+    for (const client of clients) client.disconnect();
   }
   ctx.heal();
 }

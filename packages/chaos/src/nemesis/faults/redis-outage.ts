@@ -1,4 +1,5 @@
 import type { RedisNode, SentinelGroup } from "@warden/testkit";
+import { sentinelGroupOf } from "../../stack/chaos-redis.js";
 import type { FaultContext } from "../fault-context.js";
 
 /** Kills every Redis process of the group (data nodes and sentinels); returns the master it had. */
@@ -26,7 +27,7 @@ export async function restartAllRedis(group: SentinelGroup, master: RedisNode): 
 
 /** Issue item 3: all of Redis down → the fleet must move to MySQL, and back after. */
 export async function redisDown(ctx: FaultContext): Promise<void> {
-  const { group } = ctx.stack;
+  const group = sentinelGroupOf(ctx.stack.redis);
   ctx.start();
   const master = await killAllRedis(group);
   ctx.observe({ master: master.port });
@@ -44,7 +45,9 @@ export async function redisDown(ctx: FaultContext): Promise<void> {
  */
 export async function failoverKillMaster(ctx: FaultContext): Promise<void> {
   ctx.start();
-  const { oldMaster, newMaster } = await ctx.stack.group.failover({ how: "kill" });
+  const { oldMaster, newMaster } = await sentinelGroupOf(ctx.stack.redis).failover({
+    how: "kill",
+  });
   ctx.observe({ oldMaster: oldMaster.port, newMaster: newMaster.port });
   ctx.heal();
   await ctx.sleep(ctx.param("restartAfterMs"));
