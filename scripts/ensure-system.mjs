@@ -14,6 +14,16 @@ const needs = [
 const extra = process.argv.includes("--chromium")
   ? [{ binary: "chromium", paths: ["/usr/bin/chromium"], pkg: "chromium" }]
   : [];
+// `npm test` checks the shipped Prometheus rules with promtool (packages/ops-test).
+if (process.env.npm_lifecycle_event === "test") {
+  extra.push({ binary: "promtool", paths: ["/usr/bin/promtool"], pkg: "prometheus" });
+  // The HTTP/JSON API's client tests run curl + jq and Python (apps/server/test/rest/).
+  extra.push(
+    { binary: "curl", paths: ["/usr/bin/curl"], pkg: "curl" },
+    { binary: "jq", paths: ["/usr/bin/jq"], pkg: "jq" },
+    { binary: "python3", paths: ["/usr/bin/python3"], pkg: "python3" },
+  );
+}
 
 const missing = [...needs, ...extra].filter(
   (n) => !n.paths.some((p) => existsSync(p)) && !onPath(n.binary),
@@ -28,6 +38,15 @@ if (packages.length > 0) {
     execSync(`DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ${packages.join(" ")}`, {
       stdio: "inherit",
     });
+    // Only promtool is needed from prometheus: its postinst starts a Prometheus daemon on
+    // :9090 where systemd runs, so stop and disable it again (and its node exporter, :9100).
+    if (packages.includes("prometheus") && existsSync("/run/systemd/system")) {
+      const units = "prometheus prometheus-node-exporter";
+      execSync(`for u in ${units}; do systemctl disable --now "$u" 2>/dev/null || true; done`, {
+        stdio: "inherit",
+        shell: "/bin/sh",
+      });
+    }
   } else {
     console.error(
       `[warden] missing ${missing.map((m) => m.binary).join(", ")}: install the Debian packages ` +

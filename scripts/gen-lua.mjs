@@ -1,8 +1,11 @@
 // Turns a folder of `verbNoun-N.lua` scripts into a generated TypeScript module, so nothing
 // reads .lua files at run time. Each script gets a versioned command name (prefix, name and
 // a hash of its text) for ioredis `defineCommand`. `--check` fails when the module is stale.
+// With `--include <dir>`, a script line `-- #include <name>` is replaced by the text of
+// `<dir>/<name>.lua` (a snippet shared by several scripts, e.g. Lua functions they call);
+// the generated script, and so its version hash, is the composed text.
 //
-//   node ../../scripts/gen-lua.mjs --lua src/redis/lua --out src/redis/generated/lua-scripts.ts --prefix warden [--check]
+//   node ../../scripts/gen-lua.mjs --lua src/redis/lua --out src/redis/generated/lua-scripts.ts --prefix warden [--include <dir>] [--check]
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -13,16 +16,31 @@ const { values } = parseArgs({
     lua: { type: "string" },
     out: { type: "string" },
     prefix: { type: "string" },
+    include: { type: "string" },
     check: { type: "boolean", default: false },
   },
 });
 if (!values.lua || !values.out || !values.prefix) {
-  console.error("usage: gen-lua.mjs --lua <dir> --out <file.ts> --prefix <name> [--check]");
+  console.error(
+    "usage: gen-lua.mjs --lua <dir> --out <file.ts> --prefix <name> [--include <dir>] [--check]",
+  );
   process.exit(2);
 }
 const luaDir = resolve(values.lua);
 const outFile = resolve(values.out);
 const root = join(dirname(new URL(import.meta.url).pathname), "..");
+const includeDir = values.include ? resolve(values.include) : undefined;
+
+/** The script with each `-- #include <name>` line replaced by `<includeDir>/<name>.lua`. */
+function compose(file, text) {
+  return text.replace(/^-- #include ([A-Za-z][A-Za-z0-9]*)[ \t]*$/gm, (_, name) => {
+    if (!includeDir)
+      throw new Error(`${file}: includes ${name}, but no --include folder was given`);
+    const snippet = join(includeDir, `${name}.lua`);
+    if (!existsSync(snippet)) throw new Error(`${file}: no snippet ${relative(root, snippet)}`);
+    return readFileSync(snippet, "utf8").replace(/\n$/, "");
+  });
+}
 
 const entries = readdirSync(luaDir)
   .filter((f) => f.endsWith(".lua"))
@@ -30,7 +48,7 @@ const entries = readdirSync(luaDir)
   .map((file) => {
     const match = /^([a-z][A-Za-z]*)-(\d+)\.lua$/.exec(file);
     if (!match) throw new Error(`${file}: Lua scripts are named verbNoun-N.lua`);
-    const lua = readFileSync(join(luaDir, file), "utf8");
+    const lua = compose(file, readFileSync(join(luaDir, file), "utf8"));
     const version = createHash("sha1").update(lua).digest("hex").slice(0, 8);
     return {
       name: match[1],
