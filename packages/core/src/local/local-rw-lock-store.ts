@@ -13,13 +13,18 @@ import type { LockStore } from "../store/lock-store.js";
 import { decideRw, type LiveRwGrant } from "../store/rw-decide.js";
 import {
   checkRwAcquire,
+  checkRwListByKey,
+  holdsGrants,
+  rwKeyCursor,
   modeMixError,
   mutexHeldError,
   type RwAcquireInput,
   type RwAcquireResult,
   type RwExtendInput,
   type RwForceReleaseInput,
+  type RwKeyPage,
   type RwKeyView,
+  type RwListInput,
   type RwLeaseView,
   type RwLockStore,
   type RwMode,
@@ -175,6 +180,24 @@ export class LocalRwLockStore implements RwLockStore {
     }
     this.keep(key, state);
     return removed;
+  }
+
+  /** The resource's keys with a live grant, in business-key order, `limit` keys a page. */
+  async list(input: RwListInput): Promise<RwKeyPage> {
+    const { resource, after, limit } = checkRwListByKey(input);
+    const businessKeys = [...this.keys.values()]
+      .filter((state) => state.key.resource === resource)
+      .map((state) => state.key.businessKey)
+      .filter((businessKey) => after === null || businessKey > after)
+      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const page = businessKeys.slice(0, limit);
+    const views = await Promise.all(
+      page.map((businessKey) => this.inspect({ resource, businessKey })),
+    );
+    return {
+      keys: views.filter(holdsGrants),
+      cursor: businessKeys.length > limit ? rwKeyCursor(page[page.length - 1]!) : null,
+    };
   }
 
   async close(): Promise<void> {

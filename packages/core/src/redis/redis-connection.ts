@@ -23,12 +23,36 @@ const NO_REPLAY: RedisOptions = Object.freeze({
   retryStrategy: (times: number) => Math.min(times * 50, 1_000),
 });
 
+/** Clients their owner is closing: their end is final. */
+const closing = new WeakSet<RedisClient>();
+
+// Delay before a client that ended unasked connects again, in ms.
+const REVIVE_MS = 100;
+
+/** Marks `client` as being closed by its owner, so it is not connected again. */
+export function markClosing(client: RedisClient): void {
+  closing.add(client);
+}
+
 /** Creates the ioredis client for a topology and registers Warden's Lua commands on it. */
 export function connectRedis(topology: RedisTopology, connectTimeoutMs: number): RedisClient {
   const client = createClient(topology, connectTimeoutMs);
   // Connection errors are expected during failovers; each call reports its own failure,
   // so the emitter's copy is not an unhandled error.
   client.on("error", () => undefined);
+  if (client instanceof Redis) {
+    // ioredis ends a client for good, without its retry strategy, when a connect attempt is
+    // interrupted — e.g. the sentinel failover detector disconnecting it mid-connect during a
+    // failover — and every later command fails with "Connection is closed". Only the owner
+    // may end a lock connection: an end it did not ask for is followed by a new connect.
+    client.on("end", () => {
+      if (closing.has(client)) return;
+      setTimeout(() => {
+        if (!closing.has(client) && client.status === "end")
+          client.connect().catch(() => undefined);
+      }, REVIVE_MS).unref();
+    });
+  }
   for (const script of Object.values(scripts)) {
     client.defineCommand(script.command, { numberOfKeys: script.numberOfKeys, lua: script.lua });
   }

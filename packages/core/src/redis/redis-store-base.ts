@@ -6,7 +6,7 @@ import { withTimeout } from "../store/with-timeout.js";
 import { EpochBinder } from "./epoch-binder.js";
 import { RedisKeys, epochKeyOfSlot } from "./keys.js";
 import { RedisCaller } from "./redis-caller.js";
-import { connectRedis, type RedisClient } from "./redis-connection.js";
+import { connectRedis, markClosing, type RedisClient } from "./redis-connection.js";
 import { resolveRedisStoreOptions, type RedisLockStoreOptions } from "./redis-store-options.js";
 import { UncertainGrantCleaner } from "./uncertain-grant-cleaner.js";
 
@@ -59,6 +59,7 @@ export abstract class RedisStoreBase {
       await waitReady(client, resolved.connectTimeoutMs * 3);
       await store.binder.ensureStarted();
     } catch (error) {
+      markClosing(client);
       client.disconnect();
       throw error;
     }
@@ -105,6 +106,7 @@ export abstract class RedisStoreBase {
     if (this.closed) return;
     this.closed = true;
     this.cleaner.close();
+    markClosing(this.client);
     try {
       await withTimeout(this.client.quit(), this.options.commandTimeoutMs);
     } catch {

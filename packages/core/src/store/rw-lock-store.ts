@@ -4,6 +4,8 @@ import {
   validateHolder,
   validateLeaseMs,
   validateLockKey,
+  validatePageSize,
+  validateResource,
   type Holder,
   type LeaseView,
   type LockKey,
@@ -112,6 +114,28 @@ export interface RwForceReleaseInput extends LockKey {
 }
 
 /**
+ * Input of {@link RwLockStore.list}: one resource's keys with live grants, a page at a time.
+ * `cursor` comes from the previous page of the same store; `limit` is how many keys a page
+ * looks at (1..`LIMITS.maxPageSize`, default 100).
+ */
+export interface RwListInput {
+  readonly resource: string;
+  readonly cursor?: string;
+  readonly limit?: number;
+}
+
+/**
+ * A page of {@link RwLockStore.list}: the keys holding at least one live grant, each as
+ * `inspect` sees it, and the cursor of the next page (null at the end). A page may hold
+ * fewer keys than `limit` (keys whose grants ended meanwhile are left out) while the
+ * cursor is not null yet.
+ */
+export interface RwKeyPage {
+  readonly keys: RwKeyView[];
+  readonly cursor: string | null;
+}
+
+/**
  * A read-write lock per key: many readers or one writer, on every tier (decision 0165).
  * Every check-then-act is atomic in the store (one Lua script, one MySQL transaction that
  * locks the key's row, one synchronous in-process step); expired grants and intents are
@@ -139,7 +163,51 @@ export interface RwLockStore {
   inspect(key: LockKey): Promise<RwKeyView | null>;
   /** Removes the key's grants (or only `lockId`'s) whatever their holder; returns them. */
   forceRelease(input: RwForceReleaseInput): Promise<RwLeaseView[]>;
+  /**
+   * The resource's keys that hold a live grant, as the store sees them (decision 0185):
+   * the store decides what is listed, from its own state, so holder lists and a resource's
+   * retirement need no record kept elsewhere. Keys with only a writer's intent are left out.
+   */
+  list(input: RwListInput): Promise<RwKeyPage>;
   close(): Promise<void>;
+}
+
+/** A checked {@link RwListInput}: `after` is the last key of the previous page, if any. */
+export interface CheckedRwList {
+  readonly resource: string;
+  readonly after: string | null;
+  readonly limit: number;
+}
+
+/**
+ * Validates a list input of a store whose pages follow the business keys' order (MySQL,
+ * local): the cursor is the previous page's last key, base64url-encoded.
+ */
+export function checkRwListByKey(input: RwListInput): CheckedRwList {
+  if (typeof input !== "object" || input === null) {
+    throw new InvalidArgumentError("input", "must be an object");
+  }
+  const resource = validateResource(input.resource);
+  const limit = validatePageSize(input.limit);
+  if (input.cursor === undefined) return { resource, after: null, limit };
+  if (typeof input.cursor !== "string" || !/^[A-Za-z0-9_-]{2,300}$/.test(input.cursor)) {
+    throw new InvalidArgumentError("cursor", "is not a cursor from a previous page");
+  }
+  const after = Buffer.from(input.cursor, "base64url").toString("utf8");
+  if (after.length === 0 || Buffer.from(after, "utf8").toString("base64url") !== input.cursor) {
+    throw new InvalidArgumentError("cursor", "is not a cursor from a previous page");
+  }
+  return { resource, after, limit };
+}
+
+/** The cursor after `businessKey` (see {@link checkRwListByKey}). */
+export function rwKeyCursor(businessKey: string): string {
+  return Buffer.from(businessKey, "utf8").toString("base64url");
+}
+
+/** True when the key view holds a live grant (a writer or a reader). */
+export function holdsGrants(view: RwKeyView | null): view is RwKeyView {
+  return view !== null && (view.writer !== null || view.readers.length > 0);
 }
 
 /** A checked acquire input with defaults applied. */

@@ -158,7 +158,13 @@ export class TierController {
       try {
         await this.backends.repository.holdLiveness(this.options.instanceId);
         const shared = await this.readShared();
-        this.adopt(shared);
+        if (this.leavesLocalBySwitch(shared)) {
+          // Keep `local` and the row's version: decideTier below proposes local -> redis or
+          // mysql by compare-and-set, with a fresh epoch and its own hold-down.
+          this.view = { ...this.view, version: shared.version, epoch: shared.epoch };
+        } else {
+          this.adopt(shared);
+        }
         mayRecover =
           shared.instanceId === this.options.instanceId ||
           !(await this.backends.repository.isAlive(shared.instanceId));
@@ -206,6 +212,27 @@ export class TierController {
     } catch {
       this.mysqlUp = false;
     }
+  }
+
+  /**
+   * Whether this instance, on `local` by its own decision while MySQL was gone, must leave
+   * it by a switch of its own rather than by following the row. A row nobody changed since
+   * this instance last read it (or one it never read: it started without MySQL) describes
+   * the fleet before the outage: following it would put this instance back on that tier
+   * with that epoch and without a hold-down, while another instance that also left local
+   * proposes a different tier with a newer epoch — two tiers granting one key, fences going
+   * backwards (found by `pnpm chaos`, db-and-redis-down). A row another instance changed
+   * since this one last read it is followed: after an outage that is the switch of the
+   * instance that left local first, with its fresh epoch (docs/decisions/0192 names the
+   * narrow case where it is a change made just before the outage).
+   */
+  private leavesLocalBySwitch(shared: TierSnapshot): boolean {
+    return (
+      this.view.tier === "local" &&
+      this.view.decidedAlone &&
+      !shared.forced &&
+      (this.view.version === 0 || shared.version === this.view.version)
+    );
   }
 
   private readShared(): Promise<TierSnapshot> {

@@ -1,5 +1,5 @@
 import { performance } from "node:perf_hooks";
-import { LockUnavailableError, type Tier } from "@warden/contract";
+import { InvalidArgumentError, LockUnavailableError, type Tier } from "@warden/contract";
 
 /**
  * Tier routing shared by TieredLocks, TieredSemaphores and TieredRwLocks (decision 0179):
@@ -124,12 +124,60 @@ export async function firstFound<T>(
   return null;
 }
 
-/** Asks every tier in `order` in turn and joins their answers; a tier that fails adds none. */
-export async function allFound<T>(
+/**
+ * What a force release does when nothing was removed but a tier failed: bad input is
+ * refused as such; otherwise the caller must not read "nothing removed" as "not held" —
+ * the tier that did not answer may hold the key — so it is LOCK_UNAVAILABLE naming it.
+ */
+function refuseUnanswered(failures: readonly { tier: Tier; error: unknown }[]): never {
+  const invalid = failures.find((failure) => failure.error instanceof InvalidArgumentError);
+  if (invalid) throw invalid.error;
+  const tiers = failures.map((failure) => failure.tier).join(" and ");
+  throw new LockUnavailableError(
+    `force release removed nothing, and the ${tiers} tier did not answer: it may still hold the key; retry when it is reachable`,
+    { cause: failures[0]!.error },
+  );
+}
+
+/**
+ * A force release over the tiers in `order`: the first tier that removes something wins (a
+ * mutex lease lives in one tier). Nothing removed while a tier failed is an error, not
+ * "nothing held" (see {@link refuseUnanswered}).
+ */
+export async function firstRemoved<T>(
   order: readonly Tier[],
-  ask: (tier: Tier) => Promise<readonly T[]>,
+  remove: (tier: Tier) => Promise<T | null>,
+): Promise<T | null> {
+  const failures: { tier: Tier; error: unknown }[] = [];
+  for (const tier of order) {
+    try {
+      const removed = await remove(tier);
+      if (removed) return removed;
+    } catch (error) {
+      failures.push({ tier, error });
+    }
+  }
+  return failures.length === 0 ? null : refuseUnanswered(failures);
+}
+
+/**
+ * A force release of grants over every tier in `order`, joined. When some tier removed
+ * grants they are returned (to be audited) even if another tier failed — that tier's
+ * grants, if any, stay until their TTL or another force release; nothing removed while a
+ * tier failed is an error (see {@link refuseUnanswered}).
+ */
+export async function allRemoved<T>(
+  order: readonly Tier[],
+  remove: (tier: Tier) => Promise<readonly T[]>,
 ): Promise<T[]> {
-  const found: T[] = [];
-  for (const tier of order) found.push(...(await ask(tier).catch(() => [])));
-  return found;
+  const removed: T[] = [];
+  const failures: { tier: Tier; error: unknown }[] = [];
+  for (const tier of order) {
+    try {
+      removed.push(...(await remove(tier)));
+    } catch (error) {
+      failures.push({ tier, error });
+    }
+  }
+  return removed.length > 0 || failures.length === 0 ? removed : refuseUnanswered(failures);
 }

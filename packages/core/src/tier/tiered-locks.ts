@@ -34,6 +34,7 @@ import {
   RecoveryDrain,
   checkTierAllowed,
   firstFound,
+  firstRemoved,
   searchOrder,
   type ResourcePolicy,
 } from "./tier-routing.js";
@@ -173,7 +174,7 @@ export class TieredLocks {
 
   /** Removes the lease from whichever tier holds it. */
   async forceRelease(input: ForceReleaseInput): Promise<LeaseView | null> {
-    return firstFound(searchOrder(this.tier), (tier) => this.store(tier).forceRelease(input));
+    return firstRemoved(searchOrder(this.tier), (tier) => this.store(tier).forceRelease(input));
   }
 
   history(limit: number): Promise<TierTransitionRow[]> {

@@ -1,11 +1,19 @@
-import { LIMITS, LockUnavailableError, type LockKey, type Tier } from "@warden/contract";
+import {
+  InvalidArgumentError,
+  LIMITS,
+  LockUnavailableError,
+  type LockKey,
+  type Tier,
+} from "@warden/contract";
 import {
   checkRwAcquire,
   type RwAcquireInput,
   type RwAcquireResult,
   type RwExtendInput,
   type RwForceReleaseInput,
+  type RwKeyPage,
   type RwKeyView,
+  type RwListInput,
   type RwLeaseView,
   type RwLockStore,
   type RwMode,
@@ -15,7 +23,7 @@ import {
 import type { TierSnapshot } from "./tier-snapshot.js";
 import {
   RecoveryDrain,
-  allFound,
+  allRemoved,
   checkTierAllowed,
   firstFound,
   searchOrder,
@@ -27,6 +35,14 @@ export interface TierSource {
   snapshot(): TierSnapshot;
   onTierChange(listener: (snapshot: TierSnapshot) => void): () => void;
 }
+
+/** Input of {@link TieredRwLocks.list}: one tier's keys, or every tier's in turn. */
+export interface TieredRwListInput extends RwListInput {
+  /** Only this tier; without it the current tier, then the others (see {@link searchOrder}). */
+  readonly tier?: Tier;
+}
+
+const TIERS: readonly Tier[] = ["redis", "mysql", "local"];
 
 /** A read-write store whose epoch floor follows the tier switches. */
 export interface FencedRwStore extends RwLockStore {
@@ -48,7 +64,8 @@ export interface TieredRwLocksParts {
  * first grant there carries a fence above every grant of the tier it left. After a return to
  * Redis, a Redis grant first asks MySQL about its key while MySQL holds any live read-write
  * grant (the recovery drain of decision 0005): a MySQL writer blocks every Redis grant, MySQL
- * readers block Redis writers.
+ * readers block Redis writers. An instance that starts on Redis drains too (decision 0185):
+ * other instances may have granted in MySQL before it started.
  */
 export class TieredRwLocks {
   /** As TieredLocks' drain: until MySQL holds no live read-write grant. */
@@ -128,9 +145,54 @@ export class TieredRwLocks {
     return firstFound(searchOrder(this.tier), (tier) => this.store(tier).inspect(key));
   }
 
+  /**
+   * A resource's keys with live grants, as the stores list them (decision 0185). With
+   * `tier`, that tier's pages. Without it, the tiers in search order (the current one
+   * first), one tier per page: the cursor `<tier>:<store cursor>` says where the walk
+   * stands (`<tier>:` is the start of that tier). A tier that cannot answer is skipped,
+   * unless it is the current one or the one named.
+   */
+  async list(input: TieredRwListInput): Promise<RwKeyPage & { readonly tier: Tier }> {
+    if (input.tier !== undefined) {
+      const page = await this.store(input.tier).list(input);
+      return { ...page, tier: input.tier };
+    }
+    const order = searchOrder(this.tier);
+    let index = 0;
+    let inner: string | undefined;
+    if (input.cursor !== undefined) {
+      const cut = input.cursor.indexOf(":");
+      const tier = input.cursor.slice(0, cut) as Tier;
+      index = cut > 0 && TIERS.includes(tier) ? order.indexOf(tier) : -1;
+      if (index < 0)
+        throw new InvalidArgumentError("cursor", "is not a cursor from a previous page");
+      const rest = input.cursor.slice(cut + 1);
+      inner = rest === "" ? undefined : rest;
+    }
+    for (; index < order.length; index += 1, inner = undefined) {
+      const tier = order[index]!;
+      const asked = { resource: input.resource, ...(inner === undefined ? {} : { cursor: inner }) };
+      const page = await this.store(tier)
+        .list(input.limit === undefined ? asked : { ...asked, limit: input.limit })
+        .catch((error: unknown) => {
+          if (tier === this.tier || error instanceof InvalidArgumentError) throw error;
+          return null;
+        });
+      if (!page) continue;
+      const next =
+        page.cursor !== null
+          ? `${tier}:${page.cursor}`
+          : index + 1 < order.length
+            ? `${order[index + 1]!}:`
+            : null;
+      return { keys: page.keys, cursor: next, tier };
+    }
+    return { keys: [], cursor: null, tier: this.tier };
+  }
+
   /** Removes the key's grants (or `lockId`'s) from every tier that answers. */
   async forceRelease(input: RwForceReleaseInput): Promise<RwLeaseView[]> {
-    return allFound(searchOrder(this.tier), (tier) => this.store(tier).forceRelease(input));
+    return allRemoved(searchOrder(this.tier), (tier) => this.store(tier).forceRelease(input));
   }
 
   /** Stops following the tier and closes the three stores. */
@@ -148,7 +210,9 @@ export class TieredRwLocks {
     if (next.tier === "mysql") this.parts.mysql.requireEpoch(next.epoch);
     if (next.tier === "redis") {
       this.parts.redis.requireEpoch(next.epoch);
-      if (!initial && this.lastTier !== "redis") this.drain.start();
+      // At start too, as the mutex's TieredLocks: other instances may have granted in MySQL
+      // before this one started, and such a grant lives as long as its holder renews it.
+      if (initial || this.lastTier !== "redis") this.drain.start();
     }
     this.lastTier = next.tier;
   }

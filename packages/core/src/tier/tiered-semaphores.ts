@@ -14,7 +14,7 @@ import {
 import type { TierSnapshot } from "./tier-snapshot.js";
 import {
   DRAIN_CHECK_MS,
-  allFound,
+  allRemoved,
   checkTierAllowed,
   searchOrder,
   type ResourcePolicy,
@@ -181,7 +181,7 @@ export class TieredSemaphores {
 
   /** Removes the key's grants (or one) from every tier that answers. */
   async forceRelease(input: PermitForceReleaseInput): Promise<PermitView[]> {
-    return allFound(searchOrder(this.tier), (tier) => this.store(tier).forceRelease(input));
+    return allRemoved(searchOrder(this.tier), (tier) => this.store(tier).forceRelease(input));
   }
 
   /** Gives up a fair waiter's place in the tier in force; places elsewhere lapse by heartbeat. */

@@ -429,6 +429,116 @@ export function describeRwLockStoreConformance(
       );
     });
 
+    test("list pages through the keys with live grants, as inspect sees them", async () => {
+      const resource = uniqueResource("rw-list");
+      const businessKeys = Array.from({ length: 7 }, (_, i) => `key-${i}`);
+      const grants = new Map<string, RwGrant>();
+      for (const [i, businessKey] of businessKeys.entries()) {
+        const ask = { resource, businessKey, holder: holder(`h${i}`), leaseMs: 10_000 };
+        grants.set(
+          businessKey,
+          mustGrant(await (i % 2 === 0 ? store.acquireWrite(ask) : store.acquireRead(ask))),
+        );
+      }
+      // A second reader on one key, a released key, and another resource's key: none extra.
+      mustGrant(
+        await store.acquireRead({
+          resource,
+          businessKey: "key-1",
+          holder: holder("h1b"),
+          leaseMs: 10_000,
+        }),
+      );
+      const gone = mustGrant(
+        await store.acquireWrite({
+          resource,
+          businessKey: "gone",
+          holder: holder("g"),
+          leaseMs: 10_000,
+        }),
+      );
+      await store.release({ resource, businessKey: "gone", lockId: gone.lockId });
+      mustGrant(
+        await store.acquireWrite({
+          resource: uniqueResource("rw-list-other"),
+          businessKey: "key-0",
+          holder: holder("o"),
+          leaseMs: 10_000,
+        }),
+      );
+      // A key left with only a writer's intent (refused while read, then the reader left).
+      const reader = mustGrant(
+        await store.acquireRead({
+          resource,
+          businessKey: "intent",
+          holder: holder("r"),
+          leaseMs: 10_000,
+        }),
+      );
+      const refused = await store.acquireWrite({
+        resource,
+        businessKey: "intent",
+        holder: holder("w"),
+        leaseMs: 10_000,
+        intentMs: 30_000,
+      });
+      expect(refused.granted).toBe(false);
+      await store.release({ resource, businessKey: "intent", lockId: reader.lockId });
+      expect((await store.inspect({ resource, businessKey: "intent" }))?.waitingWriters).toBe(1);
+      const listed = new Map<string, { writer: string | null; readers: number }>();
+      let cursor: string | undefined;
+      let pages = 0;
+      do {
+        const page = await store.list({ resource, limit: 3, ...(cursor ? { cursor } : {}) });
+        for (const view of page.keys) {
+          expect(view.resource).toBe(resource);
+          expect(view.tier).toBe(target.tier);
+          expect(listed.has(view.businessKey), `${view.businessKey} twice`).toBe(false);
+          listed.set(view.businessKey, {
+            writer: view.writer?.lockId ?? null,
+            readers: view.readers.length,
+          });
+        }
+        cursor = page.cursor ?? undefined;
+        pages += 1;
+        expect(pages).toBeLessThan(100);
+      } while (cursor !== undefined);
+      expect([...listed.keys()].sort()).toEqual(businessKeys);
+      for (const [i, businessKey] of businessKeys.entries()) {
+        const seen = listed.get(businessKey)!;
+        if (i % 2 === 0)
+          expect(seen).toEqual({ writer: grants.get(businessKey)!.lockId, readers: 0 });
+        else expect(seen).toEqual({ writer: null, readers: businessKey === "key-1" ? 2 : 1 });
+      }
+      // A key whose grants are force-released leaves the list.
+      await store.forceRelease({ resource, businessKey: "key-0" });
+      const all: string[] = [];
+      cursor = undefined;
+      do {
+        const page = await store.list({ resource, ...(cursor ? { cursor } : {}) });
+        all.push(...page.keys.map((view) => view.businessKey));
+        cursor = page.cursor ?? undefined;
+      } while (cursor !== undefined);
+      expect(all.sort()).toEqual(businessKeys.slice(1));
+    });
+
+    test("list refuses a bad resource, limit or cursor with a typed error", async () => {
+      const resource = uniqueResource("rw-list-bad");
+      for (const bad of [
+        { resource: "bad resource!" },
+        { resource, limit: 0 },
+        { resource, limit: 1_000_001 },
+        { resource, cursor: "not a cursor" },
+        { resource, cursor: "" },
+      ]) {
+        const error = await store.list(bad).then(
+          () => null,
+          (e: unknown) => e,
+        );
+        expect(error, JSON.stringify(bad)).toBeInstanceOf(InvalidArgumentError);
+      }
+    });
+
     test("a bounded concurrent hammer never sees a writer together with anyone else", async () => {
       const key = keyOf();
       let readers = 0;

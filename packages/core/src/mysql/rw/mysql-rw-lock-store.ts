@@ -14,6 +14,9 @@ import {
 import { decideRw } from "../../store/rw-decide.js";
 import {
   checkRwAcquire,
+  checkRwListByKey,
+  holdsGrants,
+  rwKeyCursor,
   modeMixError,
   mutexHeldError,
   type CheckedRwAcquire,
@@ -21,7 +24,9 @@ import {
   type RwAcquireResult,
   type RwExtendInput,
   type RwForceReleaseInput,
+  type RwKeyPage,
   type RwKeyView,
+  type RwListInput,
   type RwLeaseView,
   type RwLockStore,
   type RwMode,
@@ -38,6 +43,7 @@ import {
   RW_FORCE_RELEASE,
   RW_INSERT_GRANT,
   RW_INSPECT,
+  RW_LIST_KEYS,
   RW_LOCK_AND_READ,
   RW_LOCK_KEY,
   RW_MINT_FENCE,
@@ -352,6 +358,24 @@ export class MysqlRwLockStore extends MysqlStoreBase implements RwLockStore {
       timeout: this.options.commandTimeoutMs,
     });
     return rows.length > 0;
+  }
+
+  /** The resource's keys with a live grant, in key order, `limit` keys a page. */
+  async list(input: RwListInput): Promise<RwKeyPage> {
+    const { resource, after, limit } = checkRwListByKey(input);
+    const [rows] = await this.pool.query<RowDataPacket[]>({
+      sql: RW_LIST_KEYS,
+      values: [resource, after ?? "", limit + 1],
+      timeout: this.options.commandTimeoutMs,
+    });
+    const page = rows.slice(0, limit).map((row) => String(row["business_key"]));
+    const views = await Promise.all(
+      page.map((businessKey) => this.inspect({ resource, businessKey })),
+    );
+    return {
+      keys: views.filter(holdsGrants),
+      cursor: rows.length > limit ? rwKeyCursor(page[page.length - 1]!) : null,
+    };
   }
 
   async forceRelease(input: RwForceReleaseInput): Promise<RwLeaseView[]> {

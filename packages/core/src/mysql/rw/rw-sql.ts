@@ -134,6 +134,15 @@ export const RW_FORCE_RELEASE = `SELECT ${GRANT_COLUMNS} FROM mysql_rw_grant
   WHERE resource = ? AND business_key = ? AND expires_at > NOW(3) AND (? = '' OR lock_id = ?) ORDER BY id FOR UPDATE;
 DELETE FROM mysql_rw_grant WHERE resource = ? AND business_key = ? AND (? = '' OR lock_id = ?)`;
 
+/**
+ * One page of a resource's keys with a live grant, in key order (the `(resource,
+ * business_key)` index), after the previous page's last key ('' for the first).
+ * Parameters: resource, after, page size + 1.
+ */
+export const RW_LIST_KEYS = `SELECT DISTINCT business_key FROM mysql_rw_grant
+  WHERE resource = ? AND business_key > ? AND expires_at > NOW(3)
+  ORDER BY business_key LIMIT ?`;
+
 /** Ends a grant whose acquire had an unknown outcome. Parameter: lock_id. */
 export const RW_DROP_GRANT = `DELETE FROM mysql_rw_grant WHERE lock_id = ?`;
 

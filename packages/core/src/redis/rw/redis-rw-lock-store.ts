@@ -19,7 +19,9 @@ import {
   type RwAcquireResult,
   type RwExtendInput,
   type RwForceReleaseInput,
+  type RwKeyPage,
   type RwKeyView,
+  type RwListInput,
   type RwLeaseView,
   type RwLockStore,
   type RwMode,
@@ -36,6 +38,7 @@ import {
   rwRelease,
 } from "../generated/lua-scripts.js";
 import type { RedisKeys } from "../keys.js";
+import { listRwKeys } from "./list-rw-keys.js";
 import { callScript, type RedisClient } from "../redis-connection.js";
 import { RedisStoreBase } from "../redis-store-base.js";
 import type { RedisLockStoreOptions } from "../redis-store-options.js";
@@ -285,6 +288,11 @@ export class RedisRwLockStore extends RedisStoreBase implements RwLockStore {
     if (!writer && readers.length === 0 && waitingWriters === 0) return null;
     readers.sort((a, b) => a.grantedAt - b.grantedAt || a.lockId.localeCompare(b.lockId));
     return { ...key, writer, readers, readFence, waitingWriters, tier: "redis" };
+  }
+
+  /** The resource's keys with a live grant, found with SCAN (see {@link listRwKeys}). */
+  list(input: RwListInput): Promise<RwKeyPage> {
+    return listRwKeys(this.client, input, (key) => this.inspect(key));
   }
 
   async forceRelease(input: RwForceReleaseInput): Promise<RwLeaseView[]> {
