@@ -105,6 +105,25 @@ describe("warden.rwLock", () => {
     await after!.release();
   });
 
+  test("a signal gives up a waiting read or write: the server withdraws the wait, the holder keeps the key", async () => {
+    const key = `abort-${uid()}`;
+    const lock = stack.client().rwLock(rw, key);
+    const writer = await lock.write();
+    const waiters = () => stack.server().services.waiters.list(rw, key).length;
+    for (const mode of ["read", "write"] as const) {
+      const controller = new AbortController();
+      const options = { waitMs: 60_000, signal: controller.signal };
+      const waiting = mode === "read" ? lock.read(options) : lock.write(options);
+      await until(async () => waiters() === 1, 10_000);
+      const reason = new Error(`gave up the ${mode}`);
+      controller.abort(reason);
+      await expect(waiting).rejects.toBe(reason);
+      await until(async () => waiters() === 0, 10_000);
+    }
+    expect((await lock.inspect()).writer?.lockId).toBe(writer.lockId);
+    await writer.release();
+  });
+
   test("the watchdog keeps a read lock past several leases; a released one frees at once", async () => {
     const key = `renew-${uid()}`;
     const lease = await stack.client().rwLock(rw, key).read({ leaseMs: 600 });

@@ -76,6 +76,28 @@ describe("warden.semaphore", () => {
     await Promise.all([b.release(), c.release()]);
   });
 
+  test("a signal gives up a waiting acquire: the server withdraws the wait, the holder keeps its permit", async () => {
+    const key = `abort-${uid()}`;
+    const semaphore = stack.client().semaphore(one, key);
+    const held = await semaphore.acquire();
+    const waiters = () => stack.server().services.waiters.list(one, key).length;
+    const controller = new AbortController();
+    const waiting = semaphore.acquire({ waitMs: 60_000, signal: controller.signal });
+    await until(async () => waiters() === 1, 10_000);
+    const reason = new Error("the job was cancelled");
+    controller.abort(reason);
+    // Rejected with the reason, not after the 60 s wait with LOCK_TIMEOUT.
+    await expect(waiting).rejects.toBe(reason);
+    await until(async () => waiters() === 0, 10_000);
+    const seen = await semaphore.inspect();
+    expect(seen.holders.map((h) => h.lockId)).toEqual([held.lockId]);
+    // An aborted signal sends nothing.
+    await expect(semaphore.acquire({ signal: controller.signal })).rejects.toBe(reason);
+    await held.release();
+    const next = await semaphore.acquire({ waitMs: 5_000, signal: new AbortController().signal });
+    await next.release();
+  });
+
   test("the watchdog keeps a permit past several leases; a released permit frees at once", async () => {
     const key = `renew-${uid()}`;
     const warden = stack.client();

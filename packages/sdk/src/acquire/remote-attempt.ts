@@ -1,10 +1,8 @@
-import { randomBytes } from "node:crypto";
 import type { Holder, Tier } from "@warden/contract";
 import type { ClientContext } from "../client/client-context.js";
-import { fullJitterDelayMs } from "../time/full-jitter.js";
 import { monotonicNow } from "../time/monotonic.js";
-import { sleep } from "../time/timers.js";
 import { classifyFailure, type CallFailure } from "../transport/map-error.js";
+import { newWaitId, withdrawWait } from "./withdrawable-wait.js";
 
 /** A grant as `lock.acquire` returns it. */
 export interface GrantReply {
@@ -36,9 +34,6 @@ export interface RemoteAttemptRequest {
   readonly signal: AbortSignal | undefined;
 }
 
-// cancelWait can reach the server before the acquire it withdraws; try a few times.
-const CANCEL_ATTEMPTS = 20;
-
 /**
  * Sends one `lock.acquire`; with `waitMs > 0` the server queues it and wakes it on
  * release. When the caller's signal aborts, the wait is withdrawn with `lock.cancelWait`
@@ -51,7 +46,7 @@ export async function remoteAttempt(
 ): Promise<RemoteAttempt> {
   const { signal } = request;
   if (signal?.aborted) return { kind: "aborted" };
-  const waitId = request.waitMs > 0 ? randomBytes(16).toString("base64url") : undefined;
+  const waitId = request.waitMs > 0 ? newWaitId() : undefined;
   // A try asks the server to watch the key if refused, for the short-circuit.
   const watch = request.waitMs === 0 && ctx.shortCircuit.enabledFor(request.resource);
   const input = {
@@ -66,7 +61,7 @@ export async function remoteAttempt(
   let sentAt: number | null = null;
   let settled = false;
   const onAbort = () => {
-    if (waitId !== undefined && sentAt !== null) void cancelWait(ctx, waitId, () => settled);
+    if (waitId !== undefined && sentAt !== null) void withdrawWait(ctx, waitId, () => settled);
   };
   signal?.addEventListener("abort", onAbort, { once: true });
   try {
@@ -99,21 +94,5 @@ export async function remoteAttempt(
   } finally {
     settled = true;
     signal?.removeEventListener("abort", onAbort);
-  }
-}
-
-async function cancelWait(ctx: ClientContext, waitId: string, settled: () => boolean) {
-  for (let attempt = 0; attempt < CANCEL_ATTEMPTS && !settled(); attempt++) {
-    try {
-      const { cancelled } = await ctx.connection.call(
-        (api, call) => api.lock.cancelWait.mutate({ waitId }, call),
-        ctx.options.requestTimeoutMs,
-      );
-      if (cancelled) return;
-    } catch {
-      // No connection: the server ends the waits of a closed connection by itself.
-      return;
-    }
-    await sleep(fullJitterDelayMs(attempt, 50, 1_000));
   }
 }

@@ -6,6 +6,7 @@ import {
   type LockKey,
 } from "@warden/contract";
 import type { ClientContext } from "../client/client-context.js";
+import { abortedAfter, withdrawableQuery } from "../acquire/withdrawable-wait.js";
 import { clientQuery } from "../client/client-query.js";
 import { newOwnerId } from "../owner/owner-scope.js";
 import { monotonicNow } from "../time/monotonic.js";
@@ -22,6 +23,11 @@ export interface RwAcquireOptions {
    * same mode re-enters the grant (one release per entry). @defaultValue a new random id
    */
   readonly ownerId?: string;
+  /**
+   * Gives up the wait: the server withdraws it (`lock.cancelWait`) and the acquire rejects
+   * with the signal's reason; a grant that crossed the abort is released.
+   */
+  readonly signal?: AbortSignal;
 }
 
 /** A grant as {@link RwLock.inspect} reports it. */
@@ -143,21 +149,24 @@ export class RwLock {
       waitMs,
       ...(leaseMs === undefined ? {} : { leaseMs }),
     };
+    const { signal } = options;
     const sentAt = monotonicNow();
-    const reply = await clientQuery(
+    const reply = await withdrawableQuery(
       this.ctx,
-      (api, call) => {
+      { waitMs, signal },
+      (waitId) => (api, call) => {
         const waiting = { timeoutMs: call.timeoutMs + waitMs };
+        const sent = waitId === undefined ? input : { ...input, waitId };
         return mode === "read"
-          ? api.rwlock.acquireRead.mutate(input, waiting)
-          : api.rwlock.acquireWrite.mutate(input, waiting);
+          ? api.rwlock.acquireRead.mutate(sent, waiting)
+          : api.rwlock.acquireWrite.mutate(sent, waiting);
       },
       `rwlock.${mode}`,
       this.resource,
     );
     if (!reply.granted) return null;
     let confirmed = { sentAt, ttlMs: reply.ttlMs, expiresAt: reply.expiresAt };
-    if (monotonicNow() - sentAt > reply.ttlMs / 3) {
+    if (!signal?.aborted && monotonicNow() - sentAt > reply.ttlMs / 3) {
       // A grant after a long wait: the lease counted from when the request was sent could
       // already look expired. One renewal, sent now, says how long it really has.
       const renewAt = monotonicNow();
@@ -168,7 +177,7 @@ export class RwLock {
       );
       confirmed = { sentAt: renewAt, ...renewed };
     }
-    return new RwLease(this.ctx, this.held, {
+    const lease = new RwLease(this.ctx, this.held, {
       resource: this.resource,
       businessKey: this.businessKey,
       ownerId,
@@ -182,5 +191,7 @@ export class RwLock {
       leaseMs,
       sentAt: confirmed.sentAt,
     });
+    abortedAfter(signal, lease);
+    return lease;
   }
 }

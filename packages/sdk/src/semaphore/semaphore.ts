@@ -6,6 +6,7 @@ import {
   type LockKey,
 } from "@warden/contract";
 import type { ClientContext } from "../client/client-context.js";
+import { abortedAfter, withdrawableQuery } from "../acquire/withdrawable-wait.js";
 import { clientQuery } from "../client/client-query.js";
 import { newOwnerId } from "../owner/owner-scope.js";
 import { monotonicNow } from "../time/monotonic.js";
@@ -21,6 +22,11 @@ export interface PermitAcquireOptions {
   readonly leaseMs?: number;
   /** Who holds it within this client (shown by inspect). @defaultValue a new random id */
   readonly ownerId?: string;
+  /**
+   * Gives up the wait: the server withdraws it (`lock.cancelWait`) and the acquire rejects
+   * with the signal's reason; a grant that crossed the abort is released.
+   */
+  readonly signal?: AbortSignal;
 }
 
 /** A semaphore key's live grants as the server reports them. */
@@ -121,16 +127,21 @@ export class Semaphore {
       waitMs,
       ...(leaseMs === undefined ? {} : { leaseMs }),
     };
+    const { signal } = options;
     const sentAt = monotonicNow();
-    const reply = await clientQuery(
+    const reply = await withdrawableQuery(
       this.ctx,
-      (api, call) => api.semaphore.acquire.mutate(input, { timeoutMs: call.timeoutMs + waitMs }),
+      { waitMs, signal },
+      (waitId) => (api, call) =>
+        api.semaphore.acquire.mutate(waitId === undefined ? input : { ...input, waitId }, {
+          timeoutMs: call.timeoutMs + waitMs,
+        }),
       "semaphore.acquire",
       this.resource,
     );
     if (!reply.granted) return null;
     let confirmed = { sentAt, ttlMs: reply.ttlMs, expiresAt: reply.expiresAt };
-    if (monotonicNow() - sentAt > reply.ttlMs / 3) {
+    if (!signal?.aborted && monotonicNow() - sentAt > reply.ttlMs / 3) {
       // A grant after a long wait: the lease counted from when the request was sent could
       // already look expired. One renewal, sent now, says how long it really has.
       const renewAt = monotonicNow();
@@ -156,7 +167,7 @@ export class Semaphore {
         expiresAt: renewed.permit.expiresAt,
       };
     }
-    return new Permit(this.ctx, this.held, {
+    const permit = new Permit(this.ctx, this.held, {
       resource: this.resource,
       businessKey: this.businessKey,
       ownerId,
@@ -170,5 +181,7 @@ export class Semaphore {
       leaseMs,
       sentAt: confirmed.sentAt,
     });
+    abortedAfter(signal, permit);
+    return permit;
   }
 }

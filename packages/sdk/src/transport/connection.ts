@@ -18,6 +18,11 @@ interface Generation {
 
 // Longest a connection attempt may take before it counts as failed, in ms (at least).
 const MIN_ATTEMPT_MS = 1_000;
+/**
+ * Longest a draining server's socket is kept for the replies of what was sent on it, in ms;
+ * the server closes it sooner (its shutdown grace), this bounds a server that never does.
+ */
+const DRAINING_KEEP_MS = 30_000;
 
 /**
  * The client's one persistent, multiplexed WebSocket ({@link LockSocket}). A socket fails
@@ -33,6 +38,8 @@ const MIN_ATTEMPT_MS = 1_000;
  */
 export class Connection {
   private generation: Generation | null = null;
+  /** Sockets of servers shutting down, kept for the replies of what was sent on them. */
+  private readonly drainingGenerations = new Set<Generation>();
   private current: ConnectionState = "connecting";
   private attempt = 0;
   /** Index in `options.wsUrls` of the endpoint being tried or in use. */
@@ -117,7 +124,13 @@ export class Connection {
     clearTimeout(this.retryTimer);
     const generation = this.generation;
     this.generation = null;
-    if (generation) await generation.socket.close(new ClientClosedError());
+    const draining = [...this.drainingGenerations];
+    this.drainingGenerations.clear();
+    await Promise.all(
+      [...(generation ? [generation] : []), ...draining].map((each) =>
+        each.socket.close(new ClientClosedError()),
+      ),
+    );
   }
 
   private async ready(signal?: AbortSignal): Promise<Generation> {
@@ -168,13 +181,18 @@ export class Connection {
         if (holder.generation) this.opened(holder.generation);
       },
       onLost: () => {
-        if (holder.generation) this.lost(holder.generation);
+        if (!holder.generation) return;
+        this.drainingGenerations.delete(holder.generation);
+        this.lost(holder.generation);
       },
       onReleased: (keys) => {
         for (const listener of [...this.releasedListeners]) listener(keys);
       },
       onRevokeRequested: (request) => {
         for (const listener of [...this.revokeListeners]) listener(request);
+      },
+      onDraining: () => {
+        if (holder.generation) this.draining(holder.generation);
       },
     });
     const generation: Generation = { socket, api: apiOver(socket), open: false };
@@ -218,6 +236,26 @@ export class Connection {
       this.options.reconnectMaxDelayMs,
     );
     this.retryTimer = backgroundTimeout(() => this.connect(), delayMs);
+  }
+
+  /**
+   * The socket's server is shutting down (decision 0186). New calls wait for a socket to
+   * the next endpoint, opened at once; what was sent on this one is answered on it (a
+   * withdrawn wait as WAIT_CANCELLED, retried on the new socket), so nothing is sent to an
+   * instance while it closes — a command in flight then would be an unknown outcome.
+   */
+  private draining(generation: Generation): void {
+    if (this.generation !== generation || this.current === "closed") return;
+    generation.open = false;
+    this.generation = null;
+    this.drainingGenerations.add(generation);
+    backgroundTimeout(() => {
+      void generation.socket.close(
+        new ReplyLostError("the server that was shutting down kept the connection open"),
+      );
+    }, DRAINING_KEEP_MS);
+    this.endpoint = (this.endpoint + 1) % this.options.wsUrls.length;
+    this.connect();
   }
 
   private setState(state: ConnectionState): void {

@@ -25,6 +25,11 @@ export interface LockSocketOptions {
   readonly onReleased?: (keys: readonly (readonly [string, string])[]) => void;
   /** Someone asks this client to release the grant `request.lockId` (decision 0176). */
   readonly onRevokeRequested?: (request: RevokeRequest) => void;
+  /**
+   * The server is shutting down (`[0, "draining", null]`, decision 0186): send nothing new
+   * on this socket; replies to what was sent still arrive on it.
+   */
+  readonly onDraining?: () => void;
 }
 
 /**
@@ -379,6 +384,8 @@ export class LockSocket {
         } else if (kind === "revoke") {
           const request = revokeRequestOf(body);
           if (request) this.options.onRevokeRequested?.(request);
+        } else if (kind === "draining") {
+          this.options.onDraining?.();
         } else if (kind === "limits") {
           const max = (body as { maxFrameBytes?: unknown } | null)?.maxFrameBytes;
           if (typeof max === "number" && max > 2 * FRAME_SLACK_BYTES) {
