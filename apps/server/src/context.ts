@@ -18,6 +18,7 @@ import type { Metrics } from "./metrics/metrics.js";
 import type { RevokeRelay } from "./protocol/revoke-relay.js";
 import type { RateLimiter } from "./quota/rate-limiter.js";
 import type { ResourceRegistry } from "./registry/resource-registry.js";
+import type { LiveHoldSources } from "./metrics/live-holds.js";
 import type { LeaseTracker } from "./stats/lease-tracker.js";
 import type { StatsCollector } from "./stats/stats-collector.js";
 import type { LockUseCases } from "./usecases/index.js";
@@ -51,6 +52,11 @@ export interface Services {
   readonly hub: EventHub;
   readonly audit: AuditWriter;
   readonly tracker: LeaseTracker;
+  /**
+   * Every live hold this instance knows, of every kind: mutex leases, semaphore permit
+   * grants and read-write grants (docs/decisions/0194).
+   */
+  readonly liveHolds: LiveHoldSources;
   readonly stats: StatsCollector;
   readonly metrics: Metrics;
   readonly live: LiveBus;

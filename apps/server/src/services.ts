@@ -15,7 +15,7 @@ import { AuditWriter } from "./audit/audit-writer.js";
 import type { EventHub } from "./audit/event-hub.js";
 import { pruneAudit } from "./audit/retention.js";
 import { BootstrapGate, type BootstrapOptions } from "./bootstrap/bootstrap-gate.js";
-import type { RedisTopology } from "@warden/core";
+import type { RedisTopology, TieredSemaphores } from "@warden/core";
 import { limitsOf, type ServerConfig } from "./config.js";
 import type { Services } from "./context.js";
 import { Inflight } from "./http/inflight.js";
@@ -31,6 +31,7 @@ import { LockService } from "./locks/lock-service.js";
 import { ReleaseNotifier, type ReleaseBridge } from "./locks/release-notifier.js";
 import type { TieredLocks } from "./locks/tiered-locks-port.js";
 import { WaitQueues } from "./locks/wait-queues.js";
+import { countLiveHolds, type LiveHoldSources } from "./metrics/live-holds.js";
 import { longHoldsSource } from "./metrics/long-holds.js";
 import { Metrics } from "./metrics/metrics.js";
 import { RateLimiter } from "./quota/rate-limiter.js";
@@ -49,6 +50,9 @@ import { RwMetrics } from "./usecases/rw-metrics.js";
 import type { RwLocksPort } from "./usecases/rw-stores.js";
 import { createRwUseCases } from "./usecases/rw-usecases.js";
 
+// How long past its expiry a read-write grant nobody ended is still counted as live.
+const RW_LAPSE_GRACE_MS = 5_000;
+
 /** What {@link createServices} needs from the process. */
 export interface ServicesOptions {
   readonly config: ServerConfig;
@@ -59,8 +63,9 @@ export interface ServicesOptions {
   /**
    * The semaphores, opened on the same stores with `openTieredSemaphores(locks, …)`
    * (docs/decisions/0161); closed with the services. Without them semaphore calls are refused.
+   * Operators force-release permits through them (docs/decisions/0185).
    */
-  readonly semaphores?: TieredSemaphoresPort;
+  readonly semaphores?: TieredSemaphoresPort & Pick<TieredSemaphores, "forceRelease">;
   /**
    * The read-write locks, opened on the same stores with `openRwLocks(locks, …)`
    * (docs/decisions/0166); closed with the services. Without them rwlock calls are refused.
@@ -131,6 +136,9 @@ export async function createServices(options: ServicesOptions): Promise<Services
   const tracker = new LeaseTracker();
   // Semaphore permit grants the fleet holds, for holder lists and expiry events (decision 0162).
   const permits = new PermitTracker();
+  // Read-write grants the fleet holds, for the live-holds gauge and long holds (decision 0194).
+  const rwGrants = new PermitTracker();
+  const liveHolds: LiveHoldSources = { leases: tracker, permits, rwGrants };
   const waiters = new WaitQueues();
   const stats = new StatsCollector();
   const live = new LiveBus();
@@ -139,8 +147,8 @@ export async function createServices(options: ServicesOptions): Promise<Services
   const spool = new AuditSpool(options.audit.spoolDir, options.audit.spoolMaxBytes);
   await spool.open();
   const metrics: Metrics = new Metrics({
-    liveLocksByResource: () => tracker.countsByResource(),
-    longHoldsByResource: longHoldsSource(tracker, registry),
+    liveHolds: () => countLiveHolds(liveHolds),
+    longHolds: longHoldsSource(liveHolds, registry),
     waitersByResource: () => waiters.countsByResource(),
     tier: () => locks.tier,
     epoch: () => locks.snapshot().epoch,
@@ -184,6 +192,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
         waiters: () => waiters.countsByResource(),
         waits: waiters,
         permits,
+        rwGrants,
       })
     : undefined;
   hub.attach({
@@ -236,6 +245,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
         logger,
         permits,
         waiters,
+        forced: semaphores,
       })
     : undefined;
   const rwLocks = options.rwLocks;
@@ -251,9 +261,11 @@ export async function createServices(options: ServicesOptions): Promise<Services
         logger,
         releasedElsewhere: async (lockId) =>
           (await prisma.lockEvent.findFirst({
-            where: { lockId, type: "rwlock-release" },
+            where: { lockId, type: { in: ["rwlock-release", "rwlock-force-release"] } },
             select: { id: true },
           })) !== null,
+        waiters,
+        grants: rwGrants,
       })
     : undefined;
   const instances = new InstanceRegistry({
@@ -311,6 +323,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
     hub,
     audit,
     tracker,
+    liveHolds,
     stats,
     metrics,
     live,
@@ -358,7 +371,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
         instanceId: config.instanceId,
         locks,
         prisma,
-        tracker,
+        holds: liveHolds,
         spool: () => ({ events: spool.size.events, full: audit.spoolFull }),
         ...(spoolReports ? { spoolReports } : {}),
         metrics: new AlertMetrics(metrics.registry),
@@ -371,6 +384,8 @@ export async function createServices(options: ServicesOptions): Promise<Services
   const everySecond = setInterval(() => {
     publishLapsed(live, (resource) => registry.ownerOf(resource), tracker.sweep());
     stats.sampleQueueDepth(waiters.countsByResource());
+    // A grant whose end no instance reported lapses at its expiry (the expiry watch audits it).
+    rwGrants.sweep(Date.now(), RW_LAPSE_GRACE_MS);
     void semaphoreUseCases?.reportLapsed().catch((error: unknown) => {
       logger.warn({ err: error }, "reporting lapsed permits failed");
     });

@@ -114,7 +114,7 @@ function evaluator(
     instanceId: `alerts-${uid()}`,
     locks: on.services.locks,
     prisma: on.prisma,
-    tracker: on.services.tracker,
+    holds: on.services.liveHolds,
     spool: () => ({ events: 0, full: false }),
     metrics: new AlertMetrics(registry),
     logger: pino({ level: "silent" }),

@@ -108,7 +108,7 @@ it("live locks, holder facts and statistics describe the fleet on every instance
       (count) => count === 5,
     );
     const metrics = await instance.services.metrics.text();
-    expect(metrics).toContain(`warden_live_locks{resource="${resource}"} 5`);
+    expect(metrics).toContain(`warden_live_locks{resource="${resource}",kind="mutex"} 5`);
   }
   // B reports the grant facts of a lease granted through A.
   const listed = await viaB.holder.list({ resource, businessKey: "a0" });

@@ -369,3 +369,125 @@ it("on the MySQL tier too: the fleet's fair waiters are listed identically in th
     await services[0]!.locks.override(null, "fleet-waiters-test", "done");
   }
 });
+
+it("a semaphore or read-write wait sent with a waitId is withdrawn by cancelWait through any instance; another tenant's cancel and a try with a waitId change nothing", async () => {
+  const tenant = await fleet.tenant();
+  const other = await fleet.tenant();
+  const direct = fleet.instances.map((instance) => fleetClient(instance.url, tenant.key, "ops"));
+  const stranger = fleet.instances.map((instance) => fleetClient(instance.url, other.key, "x"));
+  const policy = {
+    defaultLeaseMs: 30_000,
+    maxLeaseMs: 60_000,
+    maxRenewals: null,
+    expectedHoldMs: null,
+    degrade: true,
+    localFallback: "deny",
+    fair: false,
+    waitReplicas: 0,
+    description: "coordination waits",
+  } as const;
+  const semaphore = `sem:${uid()}`;
+  await direct[0]!.resource.create.mutate({
+    ...policy,
+    name: semaphore,
+    kind: "semaphore",
+    permits: 1,
+  });
+  const rwlock = `rw:${uid()}`;
+  await direct[0]!.resource.create.mutate({ ...policy, name: rwlock, kind: "rwlock" });
+  const businessKey = `k-${uid()}`;
+  const held = await direct[0]!.semaphore.acquire.mutate({
+    resource: semaphore,
+    businessKey,
+    ownerId: "holder",
+  });
+  const writer = await direct[0]!.rwlock.acquireWrite.mutate({
+    resource: rwlock,
+    businessKey,
+    ownerId: "holder",
+  });
+  if (!held.granted || !writer.granted) throw new Error("expected grants");
+
+  // Both waits run on the first instance.
+  const waiter = fleetClient(fleet.instances[0]!.url, tenant.key, "waiter");
+  const semWaitId = `sem-wait-${uid()}`;
+  const rwWaitId = `rw-wait-${uid()}`;
+  const semWait = waiter.semaphore.acquire
+    .mutate({ resource: semaphore, businessKey, ownerId: "w", waitMs: 60_000, waitId: semWaitId })
+    .then(
+      () => "granted",
+      (error: unknown) => [wardenCode(error), (error as TRPCClientError<never>).data],
+    );
+  const rwWait = waiter.rwlock.acquireRead
+    .mutate({ resource: rwlock, businessKey, ownerId: "r", waitMs: 60_000, waitId: rwWaitId })
+    .then(
+      () => "granted",
+      (error: unknown) => wardenCode(error),
+    );
+  expect(
+    await eventually(() =>
+      Promise.resolve(
+        runsOn(semaphore, businessKey, "w") === 0 && runsOn(rwlock, businessKey, "r") === 0,
+      ),
+    ),
+  ).toBe(true);
+
+  // Another tenant's cancel of those waitIds, on the instance running them and on another,
+  // answers like an unknown waitId and ends nothing.
+  const unknown = await direct[1]!.lock.cancelWait.mutate({ waitId: `nobody-${uid()}` });
+  expect(unknown.cancelled).toBe(false);
+  for (const client of [stranger[0]!, stranger[1]!]) {
+    expect(await client.lock.cancelWait.mutate({ waitId: semWaitId })).toEqual(unknown);
+    expect(await client.lock.cancelWait.mutate({ waitId: rwWaitId })).toEqual(unknown);
+  }
+  expect(runsOn(semaphore, businessKey, "w")).toBe(0);
+  expect(runsOn(rwlock, businessKey, "r")).toBe(0);
+
+  // The owner's cancel through the second instance (tRPC) ends the semaphore wait on the
+  // first, with its waitId in the typed details; a REST DELETE through the third ends the
+  // read wait.
+  expect((await direct[1]!.lock.cancelWait.mutate({ waitId: semWaitId })).cancelled).toBe(true);
+  const [code, data] = (await semWait) as [unknown, { details?: { waitId?: string } }];
+  expect(code).toBe("WAIT_CANCELLED");
+  expect(data.details?.waitId).toBe(semWaitId);
+  expect(
+    await rest(fleet.instances[2]!.url, tenant.key, "DELETE", `/v1/waits/${rwWaitId}`),
+  ).toMatchObject({ status: 200, body: { cancelled: true } });
+  expect(await rwWait).toBe("WAIT_CANCELLED");
+  expect(localCount(semaphore, businessKey) + localCount(rwlock, businessKey)).toBe(0);
+
+  // A try takes no waitId over HTTP (it never waits): 400 on the body, nothing granted.
+  const tryWithId = await rest(
+    fleet.instances[0]!.url,
+    tenant.key,
+    "POST",
+    `/v1/semaphores/${encodeURIComponent(semaphore)}/try`,
+    { businessKey, ownerId: "t", waitId: `try-${uid()}` },
+  );
+  expect(tryWithId.status).toBe(400);
+  // A malformed waitId is refused before anything waits.
+  await expect(
+    waiter.semaphore.acquire.mutate({
+      resource: semaphore,
+      businessKey,
+      ownerId: "w",
+      waitMs: 1_000,
+      waitId: "not a valid id!",
+    }),
+  ).rejects.toSatisfy((error) => wardenCode(error) === "INVALID_ARGUMENT");
+  // The holders were never disturbed.
+  const inspect = await direct[2]!.semaphore.inspect.query({ resource: semaphore, businessKey });
+  expect(inspect.holders.map((p) => p.lockId)).toEqual([held.lockId]);
+  await direct[0]!.semaphore.release.mutate({
+    resource: semaphore,
+    businessKey,
+    lockId: held.lockId,
+    tier: held.tier,
+  });
+  await direct[0]!.rwlock.release.mutate({
+    resource: rwlock,
+    businessKey,
+    lockId: writer.lockId,
+    tier: writer.tier,
+  });
+});

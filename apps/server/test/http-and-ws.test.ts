@@ -113,7 +113,7 @@ describe("plain HTTP endpoints", () => {
     expect(
       samples.get(`warden_release_total{resource="${name}",outcome="released",app="test"}`),
     ).toBe(3);
-    expect(samples.get(`warden_live_locks{resource="${name}"}`)).toBe(2);
+    expect(samples.get(`warden_live_locks{resource="${name}",kind="mutex"}`)).toBe(2);
     expect(
       samples.get(
         `warden_acquire_duration_seconds_count{resource="${name}",tier="redis",outcome="granted",app="test"}`,

@@ -44,7 +44,7 @@ interface Lease {
 }
 
 /** A bare SDK-like client of the batched lock protocol (hello with clientId, then frames). */
-async function lockClient(baseUrl: string, clientId: string) {
+async function lockClient(baseUrl: string, clientId: string, apiKey = tenant.key) {
   const ws = new WebSocket(`${baseUrl.replace("http", "ws")}/trpc`, LOCK_SUBPROTOCOL);
   const entries: Entry[] = [];
   ws.on("message", (data: Buffer) => {
@@ -55,7 +55,7 @@ async function lockClient(baseUrl: string, clientId: string) {
     ws.once("open", () => resolve());
     ws.once("error", reject);
   });
-  ws.send(JSON.stringify({ hello: { apiKey: tenant.key, clientId } }));
+  ws.send(JSON.stringify({ hello: { apiKey, clientId } }));
   let nextId = 1;
   const send = async (op: string, input: unknown): Promise<Entry> => {
     const id = nextId++;
@@ -102,9 +102,9 @@ async function lockClient(baseUrl: string, clientId: string) {
   };
 }
 
-async function resource(releaseOnDisconnectMs: number | null): Promise<string> {
+async function resource(releaseOnDisconnectMs: number | null, via = admin): Promise<string> {
   const name = `live-${uid()}`;
-  await admin.resource.create.mutate({
+  await via.resource.create.mutate({
     name,
     defaultLeaseMs: 10_000,
     maxLeaseMs: 60_000,
@@ -234,6 +234,34 @@ describe("liveness-bound release", () => {
     await moved.close();
     // Two graces, two audit flushes and five connections one after another: on a loaded CI
     // box this runs well past the suite's 30 s default.
+  }, 120_000);
+
+  it("a lock taken on a resource registered just before its holder left is released, whatever the sweeper had cached", async () => {
+    // The sweeper caches a tenant's opted-in resources for a second. A client that locks a
+    // resource registered after that read and leaves must not be forgotten on the cached list
+    // (whose longest grace, 200 ms here, passes first): its lock would then live to its TTL.
+    const other = await fleet.tenant();
+    const via = fleetClient(fleet.instances[0]!.url, other.key, "admin");
+    const short = await resource(200, via);
+    for (let round = 0; round < 2; round += 1) {
+      // A client on the short resource leaves: once its lock is gone, the sweeper has just
+      // read (or used its cached copy of) the tenant's resources.
+      const primer = await lockClient(fleet.instances[0]!.url, `primer-${uid()}`, other.key);
+      await primer.acquire(short, `p${round}`);
+      await primer.close();
+      expect(
+        await eventually(async () => (await leaseOf(short, `p${round}`, via)) === null, 15_000),
+      ).toBe(true);
+      // At once: a new resource with a longer grace, locked by a client that leaves.
+      const fresh = await resource(1_500, via);
+      const leaver = await lockClient(fleet.instances[0]!.url, `leaver-${uid()}`, other.key);
+      const lease = await leaver.acquire(fresh, "k");
+      await leaver.close();
+      expect(await eventually(async () => (await leaseOf(fresh, "k", via)) === null, 20_000)).toBe(
+        true,
+      );
+      expect((await endedHold(lease.lockId))?.actor).toBe(LIVENESS_ACTOR);
+    }
   }, 120_000);
 
   it("a killed instance's clients are noticed through its lapsed record and released by another", async () => {

@@ -51,21 +51,21 @@ it("warden_long_holds counts holds past 3× expectedHoldMs on every instance of 
       lastGrantAt = Date.now();
     }
   }
-  const shortSeries = `warden_long_holds{resource="${short}"}`;
+  const shortSeries = `warden_long_holds{resource="${short}",kind="mutex"}`;
   // Not yet 3× 1 s old right after the grants.
   expect(sample(await a.services.metrics.text(), shortSeries) ?? 0).toBe(0);
   await new Promise((resolve) => setTimeout(resolve, lastGrantAt + 3_400 - Date.now()));
   const onA = await a.services.metrics.text();
   expect(sample(onA, shortSeries)).toBe(2);
-  expect(sample(onA, `warden_long_holds{resource="${roomy}"}`)).toBeUndefined();
-  expect(sample(onA, `warden_long_holds{resource="${unset}"}`)).toBeUndefined();
+  expect(sample(onA, `warden_long_holds{resource="${roomy}",kind="mutex"}`)).toBeUndefined();
+  expect(sample(onA, `warden_long_holds{resource="${unset}",kind="mutex"}`)).toBeUndefined();
   // B granted nothing and never read these resources: it learns the holds over the fleet
   // bus and the policies from the registry, and reports the same count.
   const onB = await eventually(
     () => b.services.metrics.text(),
     (text) => sample(text, shortSeries) === 2,
   );
-  expect(sample(onB, `warden_long_holds{resource="${unset}"}`)).toBeUndefined();
+  expect(sample(onB, `warden_long_holds{resource="${unset}",kind="mutex"}`)).toBeUndefined();
 
   const first = grants[0]!;
   await caller.lock.release(first);

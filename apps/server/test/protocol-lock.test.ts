@@ -28,11 +28,11 @@ afterAll(async () => {
   await h?.close();
 });
 
-type Entry = [number, 0 | 1 | "released", unknown];
+type Entry = [number, 0 | 1 | "released" | "draining", unknown];
 
 /** A bare client of the batched lock protocol. */
-async function connect(apiKey: string, clientId = "proto-client") {
-  const ws = new WebSocket(`${http.url.replace("http", "ws")}/trpc`, LOCK_SUBPROTOCOL);
+async function connect(apiKey: string, clientId = "proto-client", url = http.url) {
+  const ws = new WebSocket(`${url.replace("http", "ws")}/trpc`, LOCK_SUBPROTOCOL);
   const entries: Entry[] = [];
   ws.on("message", (data: Buffer) => {
     for (const entry of JSON.parse(data.toString("utf8")) as Entry[]) entries.push(entry);
@@ -175,5 +175,44 @@ describe("the batched lock protocol", () => {
     expect(strip(theirs!)).toEqual(strip(none!));
     expect(strip(theirs!).code).toBe("UNKNOWN_RESOURCE");
     client.ws.close();
+  });
+
+  // Last in the file: closing an HTTP server withdraws every wait of the shared services.
+  it("a shutdown tells each client to move on before it withdraws their waits, then closes the sockets", async () => {
+    const own = await startHttpServer(h.services, {
+      host: "127.0.0.1",
+      port: 0,
+      maxBodyBytes: 64 * 1024,
+      shutdownGraceMs: 2_000,
+    });
+    const resource = await registerResource(tenant);
+    const holder = await connect(tenant.key, "drain-holder", own.url);
+    const waiter = await connect(tenant.key, "drain-waiter", own.url);
+    const [grant] = await holder.send(["acquire", { resource, businessKey: "k", ownerId: "h" }]);
+    expect(grant![2]).toMatchObject({ granted: true });
+    waiter.ws.send(
+      JSON.stringify([
+        [7, "acquire", { resource, businessKey: "k", ownerId: "w", waitMs: 20_000 }],
+      ]),
+    );
+    const listed = Date.now() + 10_000;
+    while (h.services.waiters.list(resource).length === 0 && Date.now() < listed) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(h.services.waiters.list(resource)).toHaveLength(1);
+    const closed = new Promise<number>((resolve) => waiter.ws.once("close", resolve));
+    await own.close();
+    expect(await closed).toBe(1001);
+    const draining = waiter.entries.findIndex((entry) => entry[1] === "draining");
+    const answer = waiter.entries.findIndex((entry) => entry[0] === 7);
+    expect(draining).toBeGreaterThanOrEqual(0);
+    expect(waiter.entries[draining]).toEqual([0, "draining", null]);
+    // The notice comes first; the withdrawn wait is still answered, definitely.
+    expect(answer).toBeGreaterThan(draining);
+    expect(waiter.entries[answer]![1]).toBe(1);
+    expect((waiter.entries[answer]![2] as { data: { wardenCode: string } }).data.wardenCode).toBe(
+      "WAIT_CANCELLED",
+    );
+    expect(holder.entries.some((entry) => entry[1] === "draining")).toBe(true);
   });
 });

@@ -258,6 +258,48 @@ describe("rwlock router", () => {
       writerPreference: true,
       permits: null,
     });
+
+    // Lock-delay and release-on-disconnect act on mutex leases only: asking for them on an
+    // rwlock or a semaphore is refused with nothing written, the defaults pass.
+    const delayed = `rw:${uid()}`;
+    const withDelay = await expectCode(
+      a.resource.create({ ...POLICY, name: delayed, kind: "rwlock", lockDelayMs: 5_000 }),
+      "BAD_REQUEST",
+    );
+    expect(withDelay.cause).toMatchObject({ code: "INVALID_ARGUMENT", field: "lockDelayMs" });
+    expect(await h.prisma.resource.findUnique({ where: { name: delayed } })).toBeNull();
+    const released = `sem:${uid()}`;
+    const withRelease = await expectCode(
+      a.resource.create({
+        ...POLICY,
+        name: released,
+        kind: "semaphore",
+        permits: 2,
+        releaseOnDisconnectMs: 10_000,
+      }),
+      "BAD_REQUEST",
+    );
+    expect(withRelease.cause).toMatchObject({
+      code: "INVALID_ARGUMENT",
+      field: "releaseOnDisconnectMs",
+    });
+    expect(await h.prisma.resource.findUnique({ where: { name: released } })).toBeNull();
+    const patched = await expectCode(
+      a.resource.update({ name: rw, patch: { lockDelayMs: 1_000, description: "changed" } }),
+      "BAD_REQUEST",
+    );
+    expect(patched.cause).toMatchObject({ code: "INVALID_ARGUMENT", field: "lockDelayMs" });
+    expect(await a.resource.get({ name: rw })).toMatchObject({
+      lockDelayMs: 0,
+      releaseOnDisconnectMs: null,
+      description: POLICY.description,
+    });
+    expect(
+      await a.resource.update({
+        name: rw,
+        patch: { lockDelayMs: 0, releaseOnDisconnectMs: null },
+      }),
+    ).toMatchObject({ kind: "rwlock", lockDelayMs: 0, releaseOnDisconnectMs: null });
   });
 
   it("another tenant's rwlock is UNKNOWN_RESOURCE, like an unknown name, and its holder keeps the grant", async () => {

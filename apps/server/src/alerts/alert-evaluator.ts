@@ -3,7 +3,7 @@ import type { Holder, LockKey, Tier } from "@warden/contract";
 import type { PrismaClient } from "@warden/db";
 import type { Logger } from "pino";
 import type { TieredLocks } from "../locks/tiered-locks-port.js";
-import type { LeaseTracker } from "../stats/lease-tracker.js";
+import { liveHolds, type LiveHoldSources } from "../metrics/live-holds.js";
 import type { AlertMetrics } from "./alert-metrics.js";
 import { advance, isDue, signature, type Notified } from "./alert-state.js";
 import { AlertStore, StaleEvaluatorError } from "./alert-store.js";
@@ -33,7 +33,8 @@ export interface AlertEvaluatorOptions {
   readonly instanceId: string;
   readonly locks: TieredLocks;
   readonly prisma: PrismaClient;
-  readonly tracker: Pick<LeaseTracker, "all">;
+  /** The live holds of every kind: leases, permit grants, read-write grants (decision 0194). */
+  readonly holds: LiveHoldSources;
   /** This instance's audit spool. */
   readonly spool: () => { readonly events: number; readonly full: boolean };
   /** Where every instance reports its spool; without it the evaluator sees its own only. */
@@ -232,20 +233,20 @@ export class AlertEvaluator {
   }
 
   private async inputs(now: number): Promise<ConditionInputs> {
-    const { prisma, tracker, locks } = this.options;
+    const { prisma, locks } = this.options;
     const read = <T>(what: string, promise: Promise<T>): Promise<T | null> =>
       promise.catch((error: unknown) => {
         this.options.logger.warn({ err: error, what }, "alert evaluator: input unreadable");
         return null;
       });
-    const holds = [...tracker.all()].map((lease) => ({
-      resource: lease.resource,
-      businessKey: lease.businessKey,
-      lockId: lease.lockId,
-      fence: lease.fence,
-      clientId: lease.holder.clientId,
-      ownerId: lease.holder.ownerId,
-      grantedAt: lease.grantedAt,
+    const holds = [...liveHolds(this.options.holds)].map((hold) => ({
+      resource: hold.resource,
+      businessKey: hold.businessKey,
+      lockId: hold.lockId,
+      fence: hold.fence,
+      clientId: hold.holder.clientId,
+      ownerId: hold.holder.ownerId,
+      grantedAt: hold.grantedAt,
     }));
     const windowMs = Math.max(this.settings.staleFenceWindowMs, this.settings.renewalWindowMs);
     const [events, clients, reported] = await Promise.all([

@@ -117,21 +117,6 @@ export function isLongHold(
   return expectedHoldMs !== null && now - grantedAt > factor * expectedHoldMs;
 }
 
-/** Live holds past `factor` × their resource's expected hold, counted by resource. */
-export function countLongHolds(
-  holds: Iterable<{ readonly resource: string; readonly grantedAt: number }>,
-  expectedHoldOf: (resource: string) => number | null,
-  now: number,
-  factor: number = CONDITION_DEFAULTS.longHoldFactor,
-): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const hold of holds) {
-    if (isLongHold(now, hold.grantedAt, expectedHoldOf(hold.resource), factor))
-      counts.set(hold.resource, (counts.get(hold.resource) ?? 0) + 1);
-  }
-  return counts;
-}
-
 function holdFacts(input: ConditionInputs, factor: number): AlertFact[] | null {
   if (input.holds === null || input.resources === null) return null;
   const resources = input.resources;

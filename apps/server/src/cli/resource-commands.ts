@@ -7,6 +7,7 @@ import type { ZodError } from "zod";
 import { auditRecord, type AuditRecord } from "../audit/audit-record.js";
 import { insertAuditBatch } from "../audit/audit-insert.js";
 import type { OperatorPrincipal } from "../auth/principal.js";
+import { ConflictError } from "../errors/conflict-error.js";
 import { policyDiff } from "../registry/policy-diff.js";
 import type { PolicyChangeListener, ResourceRegistry } from "../registry/resource-registry.js";
 import type { ResourceView } from "../registry/resource-view.js";
@@ -97,10 +98,11 @@ export async function runResourceCommand(
   if (verb === "retire") {
     const { positionals } = parse(args, {}, 1);
     const name = positionals[0]!;
+    const current = await deps.registry.get(name, principal);
     const view = await deps.registry.retire(
       principal,
       name,
-      (resource) => hasLiveLeases(deps.pool, resource),
+      () => hasLiveHolds(deps.pool, current),
       audit,
     );
     await writeAudit();
@@ -136,19 +138,37 @@ export async function runResourceCommand(
   throw new UsageError(`unknown command: resource ${verb ?? ""}`.trim());
 }
 
+// The database's tables of live holds, by resource kind: the MySQL tier's own, and for a
+// mutex the mirror of the Redis leases the servers write.
+const HOLD_TABLES: Record<ResourceView["kind"], readonly string[]> = {
+  mutex: ["mysql_lock", "redis_lease_mirror"],
+  semaphore: ["mysql_semaphore_permit"],
+  rwlock: ["mysql_rw_grant"],
+};
+
 /**
- * Whether any lease of `resource` may still be live on a shared tier, as the database sees
- * it: a MySQL-tier lease, or a Redis lease the server mirrored (the mirror is written in
- * batches, so a Redis grant of the last moment may not be there yet: retire through the API
- * or the console while the fleet is busy).
+ * Whether any holder of `resource` may still be live, as the database sees it, by the
+ * resource's kind (docs/decisions/0194): a live mutex lease on the MySQL tier or in the
+ * Redis lease mirror (written in batches, so a Redis grant of the last moment may not be
+ * there yet: retire through the API or the console while the fleet is busy); a live permit
+ * grant or read-write grant on the MySQL tier. The Redis tier's permit and read-write grants
+ * have no mirror in the database, so this CLI (no Redis) cannot tell that a semaphore or a
+ * read-write lock is free: it refuses, naming `resource.retire`, which asks every tier.
  */
-async function hasLiveLeases(pool: Pool, resource: string): Promise<boolean> {
-  for (const table of ["mysql_lock", "redis_lease_mirror"]) {
+async function hasLiveHolds(pool: Pool, resource: ResourceView): Promise<boolean> {
+  for (const table of HOLD_TABLES[resource.kind]) {
     const [rows] = await pool.query<RowDataPacket[]>(
       `SELECT 1 FROM ${table} WHERE resource = ? AND expires_at > NOW(3) LIMIT 1`,
-      [resource],
+      [resource.name],
     );
     if (rows.length > 0) return true;
+  }
+  if (resource.kind !== "mutex") {
+    throw new ConflictError(
+      `resource "${resource.name}" is a ${resource.kind}: its Redis ${
+        resource.kind === "semaphore" ? "permit grants" : "read and write grants"
+      } are not in the database, so warden-admin cannot see whether any is live; retire it through the API (resource.retire) or the console, which check every tier`,
+    );
   }
   return false;
 }

@@ -27,7 +27,8 @@ export const USAGE = `usage: warden <command>   (DATABASE_URL names Warden's dat
                                       (password from WARDEN_OPERATOR_PASSWORD, else generated)
   warden-admin resource create <tenant> <name> ${POLICY_USAGE}
   warden-admin resource update <name> ${POLICY_USAGE}
-  warden-admin resource retire <name>       (refused while it has live leases)
+  warden-admin resource retire <name>       (refused while it has live leases; a semaphore
+                                      or an rwlock: retire it through the API or console)
   warden-admin resource list [--tenant <id>] [--all]`;
 
 /**

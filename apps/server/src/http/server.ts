@@ -227,8 +227,14 @@ export async function startHttpServer(
         await new Promise((resolve) => setTimeout(resolve, 50));
         wsHandler.broadcastReconnectNotification();
         for (const client of wss.clients) client.close(1001, "server shutting down");
-        // Lock-protocol sockets close once their replies have left (bounded).
-        await lockProtocol.closeAll(1001, "server shutting down", 1_000);
+        // Lock-protocol sockets close once their replies have left, bounded by the grace:
+        // a withdrawn wait's answer cut off by the close would reach the SDK as an unknown
+        // outcome instead of a wait to place on another instance.
+        await lockProtocol.closeAll(
+          1001,
+          "server shutting down",
+          Math.max(1_000, options.shutdownGraceMs),
+        );
         for (const client of lockWss.clients) client.close(1001, "server shutting down");
         wss.close();
         lockWss.close();

@@ -54,6 +54,10 @@ interface FleetMessage {
   readonly permits?: unknown[];
   /** LockIds of permit grants it saw released. */
   readonly permitsEnded?: unknown[];
+  /** Read-write grants and renewals it made (or, to a newcomer, every one it knows). */
+  readonly rwGrants?: unknown[];
+  /** LockIds of read-write grants it saw released. */
+  readonly rwGrantsEnded?: unknown[];
 }
 
 /** Options of {@link FleetBus}. */
@@ -80,7 +84,18 @@ export interface FleetBusOptions {
    * The semaphore permits this instance knows: its grants, renewals and releases are
    * shared, and the other instances' are kept here (docs/decisions/0162).
    */
-  readonly permits?: Pick<PermitTracker, "attachFleet" | "takeChanges" | "all" | "adopt" | "drop">;
+  readonly permits?: Pick<
+    PermitTracker,
+    "attachFleet" | "takeChanges" | "announceAll" | "adopt" | "drop"
+  >;
+  /**
+   * The read-write grants this instance knows, shared like the permits so every instance's
+   * live-holds gauge and long-hold detection cover the fleet (docs/decisions/0194).
+   */
+  readonly rwGrants?: Pick<
+    PermitTracker,
+    "attachFleet" | "takeChanges" | "announceAll" | "adopt" | "drop"
+  >;
   /** How often events are sent, in ms. @defaultValue 100 */
   readonly flushMs?: number;
 }
@@ -152,11 +167,19 @@ export class FleetBus {
   private hadWaiters = false;
   private lastWaitsMs = 0;
   private readonly flushMs: number;
+  /**
+   * How this instance's own messages begin (every message is built with `from` first): the
+   * channel echoes them back, and they are dropped before parsing — with one busy instance
+   * that parse was a visible share of its CPU.
+   */
+  private readonly ownPrefix: string;
 
   constructor(private readonly options: FleetBusOptions) {
     this.flushMs = options.flushMs ?? 100;
+    this.ownPrefix = `{"from":${JSON.stringify(options.instanceId)},`;
     this.sentUpTo = Math.floor(Date.now() / 1000) - 1;
     options.permits?.attachFleet();
+    options.rwGrants?.attachFleet();
     options.waits?.attachFleet({
       requestCancel: (wait) =>
         this.send({
@@ -220,7 +243,8 @@ export class FleetBus {
     }
     await this.sendWaiters(now);
     await this.sendWaits(now);
-    await this.sendPermits();
+    await this.sendGrants(this.options.permits, "permits", "permitsEnded");
+    await this.sendGrants(this.options.rwGrants, "rwGrants", "rwGrantsEnded");
     for (let index = 0; index < events.length; index += MAX_EVENTS_PER_MESSAGE)
       await this.send({
         from: instanceId,
@@ -270,17 +294,23 @@ export class FleetBus {
     }
   }
 
-  /** Its permit grants, renewals and releases since the last flush; nothing while alone. */
-  private async sendPermits(): Promise<void> {
-    const { permits, instanceId } = this.options;
-    if (!permits) return;
-    const { seen, ended } = permits.takeChanges();
+  /**
+   * Its permit (or read-write) grants, renewals and releases since the last flush; nothing
+   * while alone.
+   */
+  private async sendGrants(
+    grants: Pick<PermitTracker, "takeChanges"> | undefined,
+    field: "permits" | "rwGrants",
+    endedField: "permitsEnded" | "rwGrantsEnded",
+  ): Promise<void> {
+    if (!grants) return;
+    const { seen, ended } = grants.takeChanges();
     if (this.alone || (seen.length === 0 && ended.length === 0)) return;
     for (let index = 0; index < Math.max(seen.length, 1); index += MAX_EVENTS_PER_MESSAGE)
       await this.send({
-        from: instanceId,
-        permits: seen.slice(index, index + MAX_EVENTS_PER_MESSAGE),
-        ...(index === 0 ? { permitsEnded: ended } : {}),
+        from: this.options.instanceId,
+        [field]: seen.slice(index, index + MAX_EVENTS_PER_MESSAGE),
+        ...(index === 0 ? { [endedField]: ended } : {}),
       });
   }
 
@@ -333,6 +363,7 @@ export class FleetBus {
   }
 
   private receive(text: string): void {
+    if (text.startsWith(this.ownPrefix)) return;
     let message: FleetMessage;
     try {
       message = JSON.parse(text) as FleetMessage;
@@ -378,6 +409,8 @@ export class FleetBus {
     if (Array.isArray(message.leases)) for (const lease of message.leases) tracker.adopt(lease);
     if (Array.isArray(message.permits)) this.options.permits?.adopt(message.permits);
     if (Array.isArray(message.permitsEnded)) this.options.permits?.drop(message.permitsEnded);
+    if (Array.isArray(message.rwGrants)) this.options.rwGrants?.adopt(message.rwGrants);
+    if (Array.isArray(message.rwGrantsEnded)) this.options.rwGrants?.drop(message.rwGrantsEnded);
     if (Array.isArray(message.events)) {
       for (const [event, tenantId] of message.events) {
         const { lease } = tracker.observe(event);
@@ -404,11 +437,15 @@ export class FleetBus {
     const lastDone = Math.floor(Date.now() / 1000) - 1;
     await this.sendStats(lastDone - STATS_WINDOW_SEC + 1, Math.min(lastDone, this.sentUpTo));
     await this.sendAllWaits([]);
-    const permits = this.options.permits?.all() ?? [];
-    for (let index = 0; index < permits.length; index += MAX_EVENTS_PER_MESSAGE)
-      await this.send({
-        from: this.options.instanceId,
-        permits: permits.slice(index, index + MAX_EVENTS_PER_MESSAGE),
-      });
+    for (const [field, grants] of [
+      ["permits", this.options.permits?.announceAll() ?? []],
+      ["rwGrants", this.options.rwGrants?.announceAll() ?? []],
+    ] as const) {
+      for (let index = 0; index < grants.length; index += MAX_EVENTS_PER_MESSAGE)
+        await this.send({
+          from: this.options.instanceId,
+          [field]: grants.slice(index, index + MAX_EVENTS_PER_MESSAGE),
+        });
+    }
   }
 }

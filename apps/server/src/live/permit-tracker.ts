@@ -1,6 +1,10 @@
 import type { Holder, Tier } from "@warden/contract";
 
-/** One live semaphore permit grant as the server saw it granted or renewed. */
+/**
+ * One live semaphore permit grant as the server saw it granted or renewed. A second tracker
+ * keeps the read-write lock grants the same way (each a grant of one, with its `mode`), for
+ * the live-holds gauge and long-hold detection (docs/decisions/0194).
+ */
 export interface TrackedPermit {
   readonly tenantId: string;
   readonly resource: string;
@@ -14,6 +18,8 @@ export interface TrackedPermit {
   readonly grantedAt: number;
   /** Expiry as of the latest grant or renewal seen, ms since the Unix epoch (store clock). */
   readonly expiresAt: number;
+  /** A read-write grant's mode; absent for a semaphore permit grant. */
+  readonly mode?: "read" | "write";
 }
 
 /** What the fleet bus takes from the tracker to share it. */
@@ -28,6 +34,11 @@ interface Entry {
   permit: TrackedPermit;
   /** True when this instance made the latest grant or renewal of it (it reports the expiry). */
   local: boolean;
+  /**
+   * True once the other instances were told of it (shared by this one, or learned from
+   * them): only then does its end need telling.
+   */
+  announced: boolean;
 }
 
 /** Most grants and renewals kept for the fleet bus between two flushes. */
@@ -51,7 +62,8 @@ function isPermit(value: unknown): value is TrackedPermit {
     typeof p["permits"] === "number" &&
     typeof p["tier"] === "string" &&
     typeof p["grantedAt"] === "number" &&
-    typeof p["expiresAt"] === "number"
+    typeof p["expiresAt"] === "number" &&
+    (p["mode"] === undefined || p["mode"] === "read" || p["mode"] === "write")
   );
 }
 
@@ -67,7 +79,8 @@ function isPermit(value: unknown): value is TrackedPermit {
 export class PermitTracker {
   private readonly byLockId = new Map<string, Entry>();
   private sharing = false;
-  private seenSince: TrackedPermit[] = [];
+  /** Grants and renewals not shared yet, by lockId (a later renewal replaces an earlier one). */
+  private seenSince = new Map<string, TrackedPermit>();
   private endedSince: string[] = [];
 
   /** The fleet bus shares this instance's changes from now on. */
@@ -77,14 +90,22 @@ export class PermitTracker {
 
   /** A grant or renewal this instance made. */
   seen(permit: TrackedPermit): void {
-    this.byLockId.set(permit.lockId, { permit, local: true });
-    if (this.sharing && this.seenSince.length < MAX_PENDING) this.seenSince.push(permit);
+    const announced = this.byLockId.get(permit.lockId)?.announced ?? false;
+    this.byLockId.set(permit.lockId, { permit, local: true, announced });
+    if (this.sharing && this.seenSince.size < MAX_PENDING)
+      this.seenSince.set(permit.lockId, permit);
   }
 
   /** A grant this instance saw end (released). */
   ended(lockId: string): void {
-    if (!this.byLockId.delete(lockId)) return;
-    if (this.sharing && this.endedSince.length < MAX_PENDING) this.endedSince.push(lockId);
+    const entry = this.byLockId.get(lockId);
+    if (!entry) return;
+    this.byLockId.delete(lockId);
+    if (!this.sharing) return;
+    // A grant that ends before it was shared is never sent at all (a try-and-release cycle
+    // costs the bus nothing); one the others know of is sent as ended.
+    this.seenSince.delete(lockId);
+    if (entry.announced && this.endedSince.length < MAX_PENDING) this.endedSince.push(lockId);
   }
 
   /** Grants and renewals of other instances. */
@@ -93,7 +114,7 @@ export class PermitTracker {
       if (!isPermit(permit)) continue;
       const known = this.byLockId.get(permit.lockId);
       if (known && known.permit.expiresAt > permit.expiresAt) continue;
-      this.byLockId.set(permit.lockId, { permit, local: false });
+      this.byLockId.set(permit.lockId, { permit, local: false, announced: true });
     }
   }
 
@@ -104,13 +125,24 @@ export class PermitTracker {
 
   /** What changed here since the last call (for the fleet bus). */
   takeChanges(): PermitChanges {
-    const changes = { seen: this.seenSince, ended: this.endedSince };
-    this.seenSince = [];
+    const seen = [...this.seenSince.values()];
+    for (const permit of seen) {
+      const entry = this.byLockId.get(permit.lockId);
+      if (entry) entry.announced = true;
+    }
+    const changes = { seen, ended: this.endedSince };
+    this.seenSince = new Map();
     this.endedSince = [];
     return changes;
   }
 
-  /** Every grant known, for a newcomer. */
+  /** Every grant known, sent to a newcomer: from now on their ends are news to share too. */
+  announceAll(): TrackedPermit[] {
+    for (const entry of this.byLockId.values()) entry.announced = true;
+    return this.all();
+  }
+
+  /** Every grant known. */
   all(): TrackedPermit[] {
     return [...this.byLockId.values()].map((entry) => entry.permit);
   }

@@ -286,10 +286,14 @@ export class LivenessMonitor {
     }
   }
 
-  private async policiesOf(tenantId: string): Promise<readonly Policy[]> {
+  /**
+   * The tenant's opted-in resources, cached for a second; `fresh` reads them now (a resource
+   * registered after the cached read is then known).
+   */
+  private async policiesOf(tenantId: string, fresh = false): Promise<readonly Policy[]> {
     const cached = this.policies.get(tenantId);
     const at = Date.now();
-    if (cached && at - cached.at < POLICY_CACHE_MS) return cached.list;
+    if (!fresh && cached && at - cached.at < POLICY_CACHE_MS) return cached.list;
     const rows = await this.options.prisma.resource.findMany({
       // Lock leases only: a semaphore's permits end at their TTL (decision 0150).
       where: { tenantId, kind: "mutex", retiredAt: null, releaseOnDisconnectMs: { not: null } },
@@ -307,7 +311,6 @@ export class LivenessMonitor {
     now: number,
   ): Promise<void> {
     const policies = await this.policiesOf(tenantId);
-    const longest = policies.reduce((max, policy) => Math.max(max, policy.graceMs), -1);
     // Which resources are due for which client (not handled yet in this gone period).
     const due = new Map<string, { clientId: string; member: string; since: number }[]>();
     for (const client of clients) {
@@ -334,12 +337,25 @@ export class LivenessMonitor {
         this.handled.set(period, set);
       }
     }
-    // A client gone past every opted-in resource's grace is done with.
-    for (const client of clients) {
-      if (client.since + longest <= now || policies.length === 0) {
-        await this.scripts.wForget(INSTS, PREFIX, client.member, client.since);
-        this.handled.delete(`${client.member}\0${client.since}`);
-      }
+    // A client gone past every opted-in resource's grace is done with — judged on a list read
+    // after the sweep began: the cached one may predate a resource the client locked just
+    // before it left, and forgetting it on that list would never release that lock. A list
+    // that changed is used from the next sweep on (the client stays gone until then).
+    const done = (list: readonly Policy[]) => {
+      const max = list.reduce((m, policy) => Math.max(m, policy.graceMs), -1);
+      return clients.filter((client) => client.since + max <= now || list.length === 0);
+    };
+    if (done(policies).length === 0) return;
+    const current = await this.policiesOf(tenantId, true);
+    const same =
+      current.length === policies.length &&
+      current.every((policy) =>
+        policies.some((p) => p.name === policy.name && p.graceMs === policy.graceMs),
+      );
+    if (!same) return;
+    for (const client of done(current)) {
+      await this.scripts.wForget(INSTS, PREFIX, client.member, client.since);
+      this.handled.delete(`${client.member}\0${client.since}`);
     }
   }
 

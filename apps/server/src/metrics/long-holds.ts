@@ -1,7 +1,8 @@
-import { countLongHolds } from "../alerts/conditions.js";
+import { isLongHold } from "../alerts/conditions.js";
 import type { OperatorPrincipal } from "../auth/principal.js";
 import type { ResourceRegistry } from "../registry/resource-registry.js";
-import type { LeaseTracker } from "../stats/lease-tracker.js";
+import type { ResourceKind } from "../schemas/resource-policy.js";
+import { liveHolds, type LiveHoldSources } from "./live-holds.js";
 
 // Reads the registry for the gauge only: every resource is visible to an operator.
 const SCRAPER: OperatorPrincipal = Object.freeze({
@@ -14,26 +15,43 @@ const SCRAPER: OperatorPrincipal = Object.freeze({
 // At most this many unseen resources are read from MySQL per scrape.
 const LEARN_PER_SCRAPE = 200;
 
+/** Live holds past 3× their resource's expectedHoldMs, of one resource. */
+export interface LongHoldCount {
+  readonly resource: string;
+  readonly kind: ResourceKind;
+  readonly count: number;
+}
+
 /**
- * The `warden_long_holds` source: live holds past 3× their resource's expectedHoldMs, by
- * resource, decided like the alert evaluator's long-hold alert (`isLongHold`). The tracker
- * holds the fleet's leases when instances share a fleet bus; resources only other
- * instances have served are read from the registry first, so every instance reports the
- * fleet's count (docs/decisions/0110).
+ * The `warden_long_holds` source: live holds of every kind (mutex leases, semaphore permit
+ * grants, read and write grants) past 3× their resource's expectedHoldMs, by resource and
+ * kind, decided like the alert evaluator's long-hold alert (`isLongHold`). The trackers hold
+ * the fleet's grants when instances share a fleet bus; resources only other instances have
+ * served are read from the registry first, so every instance reports the fleet's count
+ * (docs/decisions/0110, 0194).
  */
 export function longHoldsSource(
-  tracker: LeaseTracker,
+  sources: LiveHoldSources,
   registry: ResourceRegistry,
-): () => Promise<Map<string, number>> {
+): () => Promise<LongHoldCount[]> {
   return async () => {
     const unseen = new Set<string>();
-    for (const lease of tracker.all())
-      if (registry.ownerOf(lease.resource) === null) unseen.add(lease.resource);
+    for (const hold of liveHolds(sources))
+      if (registry.ownerOf(hold.resource) === null) unseen.add(hold.resource);
     await Promise.all(
       [...unseen]
         .slice(0, LEARN_PER_SCRAPE)
         .map((name) => registry.get(name, SCRAPER).catch(() => undefined)),
     );
-    return countLongHolds(tracker.all(), (name) => registry.expectedHoldOf(name), Date.now());
+    const now = Date.now();
+    const counts = new Map<string, { resource: string; kind: ResourceKind; count: number }>();
+    for (const hold of liveHolds(sources)) {
+      if (!isLongHold(now, hold.grantedAt, registry.expectedHoldOf(hold.resource))) continue;
+      const id = `${hold.kind}\u0000${hold.resource}`;
+      const known = counts.get(id);
+      if (known) known.count += 1;
+      else counts.set(id, { resource: hold.resource, kind: hold.kind, count: 1 });
+    }
+    return [...counts.values()];
   };
 }

@@ -1,12 +1,21 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import type { ResourceKind } from "../schemas/resource-policy.js";
 import { AppLabels } from "./app-labels.js";
 import { BoundChildren } from "./bound-children.js";
 
+/** A count of live holds of one resource, and the resource's kind. */
+export interface HoldCount {
+  readonly resource: string;
+  readonly kind: ResourceKind;
+  readonly count: number;
+}
+
 /** What the metrics read from live state at scrape time. */
 export interface MetricSources {
-  liveLocksByResource(): Map<string, number>;
+  /** Live holds of every kind (leases, permit grants, read-write grants), by resource. */
+  liveHolds(): readonly HoldCount[];
   /** Live holds past 3× their resource's expectedHoldMs, by resource. */
-  longHoldsByResource(): Promise<Map<string, number>>;
+  longHolds(): Promise<readonly HoldCount[]>;
   waitersByResource(): Map<string, number>;
   tier(): string;
   epoch(): number;
@@ -121,24 +130,24 @@ export class Metrics {
     });
     new Gauge({
       name: "warden_live_locks",
-      help: "Live leases as this instance tracks them: the whole fleet's when instances share a Redis (every instance reports the same number; aggregate with max), else this instance's",
-      labelNames: ["resource"],
+      help: "Live holds by resource and its kind: mutex leases (kind=mutex), semaphore permit grants (kind=semaphore, one per grant whatever its permits) and read and write grants (kind=rwlock), as this instance tracks them: the whole fleet's when instances share a Redis (every instance reports the same number; aggregate with max), else this instance's",
+      labelNames: ["resource", "kind"],
       registers,
       collect() {
         this.reset();
-        for (const [resource, count] of sources.liveLocksByResource())
-          this.set({ resource }, count);
+        for (const { resource, kind, count } of sources.liveHolds())
+          this.set({ resource, kind }, count);
       },
     });
     new Gauge({
       name: "warden_long_holds",
-      help: "Live holds older than 3x their resource's expectedHoldMs (resources without one: none), from the same leases as warden_live_locks: the whole fleet's when instances share a Redis (aggregate with max)",
-      labelNames: ["resource"],
+      help: "Live holds older than 3x their resource's expectedHoldMs (resources without one: none), by resource and kind, from the same holds as warden_live_locks: the whole fleet's when instances share a Redis (aggregate with max)",
+      labelNames: ["resource", "kind"],
       registers,
       async collect() {
-        const counts = await sources.longHoldsByResource();
+        const counts = await sources.longHolds();
         this.reset();
-        for (const [resource, count] of counts) this.set({ resource }, count);
+        for (const { resource, kind, count } of counts) this.set({ resource, kind }, count);
       },
     });
     new Gauge({

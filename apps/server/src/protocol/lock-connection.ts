@@ -32,6 +32,7 @@ import {
 } from "@warden/contract/wire";
 import type { LockCaller } from "../usecases/index.js";
 import { clientIdOf } from "../usecases/lock-caller.js";
+import { directCallOf, quotaMessage, type DirectCall } from "./direct-calls.js";
 import { plainAcquire, plainExtend, plainRelease } from "./fast-inputs.js";
 import type { RevokePush } from "./revoke-relay.js";
 import {
@@ -68,7 +69,8 @@ type Entry =
   | readonly [number, 0 | 1, unknown]
   | readonly [0, "released", string[][]]
   | readonly [0, "limits", { readonly maxFrameBytes: number }]
-  | readonly [0, "revoke", RevokePush];
+  | readonly [0, "revoke", RevokePush]
+  | readonly [0, "draining", null];
 
 /** What the protocol needs from the process besides the services. */
 export interface LockConnectionDeps {
@@ -263,12 +265,24 @@ export class LockConnection {
         new InvalidArgumentError("frame", `at most ${MAX_COMMANDS_PER_FRAME} commands a frame`),
       );
     } else if (op === "call") {
-      // A tRPC procedure authenticates, checks and counts itself. A waiting semaphore
-      // acquire answers on its own, like a waiting lock acquire (docs/decisions/0161).
+      // A waiting semaphore or read-write lock acquire answers on its own, like a waiting
+      // lock acquire (docs/decisions/0161, 0166).
       const waits = Array.isArray(input) && WAITING_CALLS.has(input[1]) && waitsOf(input[2]);
       if (waits && this.deps.stopping())
         return this.fail(batch, id, "call", new WaitCancelledError(null));
-      this.start(waits ? null : batch, id, "call", input, () => this.call(input), false);
+      // The hot coordination calls of an authenticated frame run on their use cases
+      // directly (docs/decisions/0193), counted here as the tRPC gate counts them; the
+      // rest go through tRPC, whose procedure authenticates, checks and counts itself.
+      const direct = caller ? directCallOf(input) : null;
+      if (direct && caller) {
+        const callCaller = this.callerOfCalls(caller);
+        const raw = (input as unknown[])[2];
+        this.start(waits ? null : batch, id, "call", input, () =>
+          this.direct(direct, callCaller, raw),
+        );
+      } else {
+        this.start(waits ? null : batch, id, "call", input, () => this.call(input), false);
+      }
     } else if (!caller) {
       this.fail(batch, id, String(op), refusal ?? new UnauthorizedError("unknown API key"));
     } else {
@@ -432,6 +446,37 @@ export class LockConnection {
     return semaphores.extend(caller, input);
   }
 
+  /**
+   * The caller a procedure would see: the frame's principal (resolved from the hello's API
+   * key, which is also the connection context's key) and the context's clientId (the
+   * hello's, else the upgrade's `x-warden-client-id` header).
+   */
+  private callerOfCalls(caller: LockCaller): LockCaller {
+    const clientId = this.ctx.request.clientId;
+    return clientId === caller.clientId ? caller : { principal: caller.principal, clientId };
+  }
+
+  /**
+   * A coordination call without tRPC, doing what its `tenantProcedure` does in the same
+   * order: one token of the tenant's request quota (refused: nothing else happens), the
+   * router's schema, then the router's use case with the connection's abort signal. An
+   * API key's principal is always a tenant's, which is all the procedure's gate asks.
+   */
+  private async direct(call: DirectCall, caller: LockCaller, raw: unknown): Promise<unknown> {
+    const tenant = caller.principal.tenantId;
+    if (tenant !== this.quotaTenant) {
+      this.quotaTenant = tenant;
+      this.quotaKey = `tenant:${tenant}`;
+    }
+    const rate = caller.principal.requestsPerSecond;
+    const waitMs = this.services.limiter.take(this.quotaKey, rate, rate);
+    if (waitMs > 0) {
+      this.services.metrics.quotaRefusals.inc({ tenant });
+      throw new QuotaExceededError(waitMs, quotaMessage(tenant, waitMs));
+    }
+    return call.run(this.services, caller, call.parse(raw), this.ctx.request.signal);
+  }
+
   private call(raw: unknown): Promise<unknown> {
     const [type, path, input] = callInput.parse(raw);
     return callTRPCProcedure({
@@ -571,6 +616,18 @@ export class LockConnection {
       if (!this.alive) this.ws.terminate();
     }, PONG_WAIT_MS);
     timer.unref();
+  }
+
+  /**
+   * Tells the client this instance is shutting down (`[0, "draining", null]`, decision
+   * 0186): it sends nothing new here and opens a socket to another instance, so no command
+   * of it can arrive while this socket closes (which would be an unknown outcome). What it
+   * already sent is answered here: a withdrawn wait as WAIT_CANCELLED, which it retries on
+   * the new socket.
+   */
+  drain(): void {
+    if (this.ended || this.ws.readyState !== this.ws.OPEN) return;
+    this.push([0, "draining", null]);
   }
 
   /**

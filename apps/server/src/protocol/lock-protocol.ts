@@ -72,10 +72,12 @@ export class LockProtocol {
    * The server began shutting down: from now on a new waiting acquire (lock or semaphore)
    * is answered WAIT_CANCELLED at once, like the waits the shutdown withdrew, and the SDK
    * retries it on another instance. Other calls (release, extend, try-acquire) are served
-   * until the sockets close.
+   * until the sockets close. Every client is told to move to another instance (decision
+   * 0186), before the waits are withdrawn so the notice reaches it first.
    */
   beginShutdown(): void {
     this.stopping = true;
+    for (const connection of this.connections) connection.drain();
   }
 
   /**

@@ -15,9 +15,11 @@
  *   `[0, "limits", { maxFrameBytes }]` (the largest message the server takes), or
  *   `[0, "revoke", { resource, businessKey, lockId, reason, requestedBy, at }]` (someone asks
  *   this client to release the grant `lockId`; only a request, the lease is untouched:
- *   docs/decisions/0176-cooperative-revocation.md). A client skips any `[0, kind, …]` entry
- *   it does not know, so new kinds need no capability. A frame's commands are answered in
- *   one frame.
+ *   docs/decisions/0176-cooperative-revocation.md), or `[0, "draining", null]` (this instance
+ *   is shutting down: send nothing new on this socket, open one to another instance; what
+ *   was sent is still answered here: docs/decisions/0186-draining-lock-sockets.md). A client
+ *   skips any `[0, kind, …]` entry it does not know, so new kinds need no capability. A
+ *   frame's commands are answered in one frame.
  *
  * Keep-alive is WebSocket ping/pong both ways. Nothing is ever replayed: a command whose
  * socket closed before its reply has an unknown outcome for the client.

@@ -138,6 +138,7 @@ export class ResourceRegistry {
     }
     if (existing) throw new ConflictError(`resource "${input.name}" already exists`);
     checkKindAndPermits(input.kind, input.permits, input.writerPreference);
+    checkMutexOnly(input.kind, input);
     const { name, tenantId: _ignored, ...policy } = input;
     try {
       const row = await this.prisma.resource.create({
@@ -175,6 +176,7 @@ export class ResourceRegistry {
     if (patch.permits !== undefined || patch.writerPreference !== undefined) {
       checkKindAndPermits(current.kind, merged.permits, merged.writerPreference);
     }
+    checkMutexOnly(current.kind, patch);
     if (merged.defaultLeaseMs > merged.maxLeaseMs) {
       throw new ConflictError("defaultLeaseMs must not exceed maxLeaseMs");
     }
@@ -249,6 +251,29 @@ function checkKindAndPermits(
     throw new InvalidArgumentError(
       "writerPreference",
       "only a read-write lock resource (kind rwlock) has a writer preference to turn off",
+    );
+  }
+}
+
+// Lock-delay (docs/decisions/0175) and liveness-bound release (docs/decisions/0150) act on
+// mutex leases only: on a semaphore or a read-write lock the value would be stored and never
+// applied, so a value that asks for either is refused (docs/decisions/0185). The defaults
+// (0 and null) pass, so forms that always send every field keep working.
+function checkMutexOnly(
+  kind: ResourceKind,
+  policy: { lockDelayMs?: number; releaseOnDisconnectMs?: number | null },
+): void {
+  if (kind === "mutex") return;
+  if (policy.lockDelayMs !== undefined && policy.lockDelayMs > 0) {
+    throw new InvalidArgumentError(
+      "lockDelayMs",
+      `lock-delay applies to mutex resources only; a ${kind} resource takes 0`,
+    );
+  }
+  if (policy.releaseOnDisconnectMs !== undefined && policy.releaseOnDisconnectMs !== null) {
+    throw new InvalidArgumentError(
+      "releaseOnDisconnectMs",
+      `release on disconnect applies to mutex resources only; a ${kind} resource's grants end at their lease`,
     );
   }
 }

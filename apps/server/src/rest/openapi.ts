@@ -22,6 +22,9 @@ import {
   permitGrantedSchema,
   permitRefusedSchema,
   permitSchema,
+  rwGrantedSchema,
+  rwGrantSchema,
+  rwRefusedSchema,
   waiterSchema,
 } from "./schemas.js";
 import { HTTP_STATUS } from "./status.js";
@@ -83,6 +86,25 @@ const NAMED: readonly (readonly [string, z.ZodType, string])[] = [
     permitRefusedSchema,
     "Refused at once: how many permits are in use, whether a fair queue is ahead (`queued`), and " +
       "when enough lapse if nobody releases (`retryAfterMs`, 0 when unknown).",
+  ],
+  [
+    "RwGrant",
+    rwGrantSchema,
+    "One live read-write lock grant: `mode` read (readers of one generation share a fence) or " +
+      "write (fenced above every grant on the key before it).",
+  ],
+  [
+    "RwGranted",
+    rwGrantedSchema,
+    "A read or write grant: keep lockId and tier; `reentered` when the same holder entered again in " +
+      "the same mode.",
+  ],
+  [
+    "RwRefused",
+    rwRefusedSchema,
+    "Refused at once: `write-held` (a writer holds the key), `read-held` (readers do, for a writer) " +
+      "or `writer-waiting` (a waiting writer stops new readers), who blocks it (`holders`, empty for " +
+      "`writer-waiting`) and when a retry can first succeed if nobody releases (`retryAfterMs`).",
   ],
   [
     "Error",
@@ -222,7 +244,8 @@ export function openApiDocument(): JsonObject {
       title: "Warden HTTP/JSON lock API",
       version: "1",
       description:
-        "Lease locks and semaphore permits with fencing tokens over plain HTTP and JSON. Authenticate with a tenant " +
+        "Lease locks, semaphore permits and read-write locks with fencing tokens over plain HTTP and JSON. " +
+        "Authenticate with a tenant " +
         "API key (`Authorization: Bearer <key>`); name the calling instance with " +
         "`x-warden-client-id`. Errors are `{ error: { code, message, details } }` with an HTTP " +
         "status per code. Generated from the wire contract's zod schemas " +

@@ -146,8 +146,9 @@ export interface RestApi {
 }
 
 /**
- * Builds the HTTP/JSON lock API over `services.lockUseCases` — the seam the tRPC router
- * and the batched protocol call, so policy, metrics, logs and audit are the same code —
+ * Builds the HTTP/JSON lock API over `services.lockUseCases` (and the semaphore and
+ * read-write lock use cases) — the seam the tRPC router and the batched protocol call, so
+ * policy, metrics, logs and audit are the same code —
  * with the same credentials (`Authorization: Bearer <API key>`, `x-warden-client-id`),
  * the same per-tenant quota, and the contract's typed errors as
  * `{ error: { code, message, details } }` with an HTTP status per code
@@ -173,7 +174,8 @@ export function createRestApi(services: Services, options: RestApiOptions): Rest
       };
       return write(res, 500, JSON.stringify(body));
     }
-    // A wait ended by a shutdown is for another instance to serve: 503, not 409.
+    // A wait ended by a shutdown (services.waiters.cancelAll: lock, permit and read-write
+    // waits alike) is for another instance to serve: 503, not 409.
     const status =
       wire.code === "WAIT_CANCELLED" && options.closing() ? 503 : HTTP_STATUS[wire.code];
     const retryAfterMs = (wire.details as Readonly<Record<string, unknown>>)["retryAfterMs"];

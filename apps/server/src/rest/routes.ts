@@ -4,7 +4,9 @@ import { ZodError, z } from "zod";
 import type { Services } from "../context.js";
 import type { LockCaller } from "../usecases/index.js";
 import type { SemaphoreUseCases } from "../usecases/semaphore-usecases.js";
+import type { RwUseCases } from "../usecases/rw-usecases.js";
 import { actorOf } from "../auth/principal.js";
+import type { ResourceKind } from "../schemas/resource-policy.js";
 import { requestRevokeInputSchema } from "../usecases/request-revoke.js";
 import {
   acquireBodySchema,
@@ -17,6 +19,14 @@ import {
   paramSchemas,
   releaseBodySchema,
   releaseReplySchema,
+  rwAcquireBodySchema,
+  rwAcquireReplySchema,
+  rwExtendBodySchema,
+  rwExtendReplySchema,
+  rwInspectReplySchema,
+  rwReleaseBodySchema,
+  rwReleaseReplySchema,
+  rwTryBodySchema,
   semaphoreAcquireBodySchema,
   semaphoreAcquireReplySchema,
   semaphoreExtendBodySchema,
@@ -126,11 +136,230 @@ function semaphoresOf(call: RouteCall): SemaphoreUseCases {
   return ops;
 }
 
+/** The read-write lock use cases; a server started without them refuses their calls. */
+function rwLocksOf(call: RouteCall): RwUseCases {
+  const ops = call.services.rwUseCases;
+  if (!ops) throw new LockUnavailableError("this server was started without read-write locks");
+  return ops;
+}
+
 const businessKeyParam = (required: boolean, description: string): QueryParam => ({
   name: "businessKey",
   required,
   description,
 });
+
+/** Where each kind's waits are listed over HTTP (the lock route also lists a semaphore's). */
+const WAITERS_PATH: Record<ResourceKind, string> = {
+  mutex: "/v1/locks/{resource}/waiters",
+  semaphore: "/v1/semaphores/{resource}/waiters",
+  rwlock: "/v1/rwlocks/{resource}/waiters",
+};
+
+/**
+ * The waiters of `resource` across the fleet (`LockService.listWaiters`), after the kind
+ * check: `kinds` are the resources the route lists, any other is INVALID_ARGUMENT on `kind`
+ * naming the route that lists it. A semaphore's or an rwlock's waits are not in a store
+ * queue the mutex's order could read: they are listed by arrival (`byArrival`).
+ */
+async function waitersOf(call: RouteCall, route: string, kinds: readonly ResourceKind[]) {
+  const { services, caller } = call;
+  const resource = await services.registry.get(resourceOf(call), caller.principal);
+  if (!kinds.includes(resource.kind)) {
+    throw new InvalidArgumentError(
+      "kind",
+      `${resource.name} is a ${resource.kind} resource, not listed by ${route}: use ${WAITERS_PATH[resource.kind]}`,
+    );
+  }
+  const byArrival = resource.kind !== "mutex";
+  return {
+    fair: resource.fair,
+    waiters: await services.lockService.listWaiters(
+      byArrival ? { ...resource, fair: false } : resource,
+      businessKeyQuery(call, false),
+    ),
+    currentTier: services.locks.tier,
+  };
+}
+
+/** The read-write acquire routes: `/read`, `/write` (waiting up to waitMs) and their tries. */
+function rwAcquireRoutes(mode: "read" | "write"): Route[] {
+  const Mode = mode === "read" ? "Read" : "Write";
+  const what =
+    mode === "read"
+      ? "a read grant of the key, shared with the key's other readers (readers of one generation " +
+        "share a fence)"
+      : "the key's one write grant (its fence is larger than every fence granted on the key before it)";
+  const refusal =
+    "a 200 with `granted: false`, `reason` (`write-held`, `read-held`, or `writer-waiting` when a " +
+    "waiting writer stops new readers), the blocking `holders` and `retryAfterMs`";
+  return [
+    {
+      method: "POST",
+      path: `/v1/rwlocks/{resource}/${mode}`,
+      operationId: `rwlock${Mode}`,
+      summary: `Acquire a ${mode} lock, waiting up to waitMs`,
+      description:
+        `For a resource of kind \`rwlock\`: grants ${what} to this caller (x-warden-client-id) and ` +
+        "ownerId, or waits server-side up to `waitMs` (0, the default, answers at once) and is woken " +
+        `when a grant of the key is released. A refusal without waiting is ${refusal}. A wait that ` +
+        "runs out is 423 LOCK_TIMEOUT. " +
+        (mode === "write"
+          ? "While it waits, a writer stops new readers on a resource with `writerPreference`. "
+          : "") +
+        "While it waits it is listed by GET /v1/rwlocks/{resource}/waiters, and a server shutting " +
+        "down ends it with 503 WAIT_CANCELLED (call another instance); a `waitId` names it so " +
+        "`DELETE /v1/waits/{waitId}` can withdraw it (409 WAIT_CANCELLED). " +
+        "The same holder acquiring again in the same mode re-enters (`reentered`, same lockId). A " +
+        "mutex or semaphore resource is 400 INVALID_ARGUMENT on `kind`. Keep `lockId` and `tier` " +
+        "for release and extend; pass `fence` to the protected resource.",
+      clientId: "required",
+      query: [],
+      body: { id: "RwAcquireBody", schema: rwAcquireBodySchema },
+      reply: {
+        id: "RwAcquireReply",
+        schema: rwAcquireReplySchema,
+        description: "granted (`granted: true`), or refused at once (`granted: false`)",
+      },
+      errors: [
+        "UNKNOWN_RESOURCE",
+        "LOCK_TIMEOUT",
+        "WAIT_CANCELLED",
+        "LOCK_UNAVAILABLE",
+        "OUTCOME_UNKNOWN",
+      ],
+      run: (call) =>
+        rwLocksOf(call).acquire(
+          mode,
+          call.caller,
+          { resource: resourceOf(call), ...parseWith(rwAcquireBodySchema, call.body) },
+          call.signal,
+        ),
+    },
+    {
+      method: "POST",
+      path: `/v1/rwlocks/{resource}/try-${mode}`,
+      operationId: `rwlockTry${Mode}`,
+      summary: `Try to acquire a ${mode} lock once, without waiting`,
+      description:
+        `A ${mode} acquire with \`waitMs: 0\`: a grant, or ${refusal}.` +
+        (mode === "write" ? " A refused try does not stop new readers." : ""),
+      clientId: "required",
+      query: [],
+      body: { id: "RwTryBody", schema: rwTryBodySchema },
+      reply: {
+        id: "RwAcquireReply",
+        schema: rwAcquireReplySchema,
+        description: "granted (`granted: true`), or refused (`granted: false`)",
+      },
+      errors: ["UNKNOWN_RESOURCE", "LOCK_UNAVAILABLE", "OUTCOME_UNKNOWN"],
+      run: (call) =>
+        rwLocksOf(call).acquire(
+          mode,
+          call.caller,
+          { resource: resourceOf(call), ...parseWith(rwTryBodySchema, call.body), waitMs: 0 },
+          call.signal,
+        ),
+    },
+  ];
+}
+
+/** The read-write lock routes (docs/decisions/0180). */
+const RW_ROUTES: readonly Route[] = [
+  ...rwAcquireRoutes("read"),
+  ...rwAcquireRoutes("write"),
+  {
+    method: "POST",
+    path: "/v1/rwlocks/{resource}/release",
+    operationId: "rwlockRelease",
+    summary: "Release a read or write grant",
+    description:
+      "Releases one entry of the grant `lockId` (`tier` is the grant's) and wakes the key's waiters; " +
+      "`released` is true once the grant is gone, false while re-entries remain. A grant that " +
+      "expired, was released already or is unknown (another tenant's lockId too) answers 409 " +
+      "NOT_HOLDER.",
+    clientId: "optional",
+    query: [],
+    body: { id: "RwReleaseBody", schema: rwReleaseBodySchema },
+    reply: {
+      id: "RwReleaseReply",
+      schema: rwReleaseReplySchema,
+      description: "released, with the grant's mode and fence",
+    },
+    errors: ["UNKNOWN_RESOURCE", "NOT_HOLDER", "LOCK_UNAVAILABLE", "OUTCOME_UNKNOWN"],
+    run: (call) =>
+      rwLocksOf(call).release(call.caller, {
+        resource: resourceOf(call),
+        ...parseWith(rwReleaseBodySchema, call.body),
+      }),
+  },
+  {
+    method: "POST",
+    path: "/v1/rwlocks/{resource}/extend",
+    operationId: "rwlockExtend",
+    summary: "Extend (renew) a read or write grant's lease",
+    description:
+      "Sets the remaining lease of grant `lockId` to `leaseMs` from now (default: the resource's " +
+      "defaultLeaseMs; at most its maxLeaseMs). Renew well before `ttlMs` runs out. A lost grant " +
+      "answers 409 NOT_HOLDER; past the resource's maxRenewals, 409 LEASE_LOST (the lease runs out).",
+    clientId: "optional",
+    query: [],
+    body: { id: "RwExtendBody", schema: rwExtendBodySchema },
+    reply: {
+      id: "RwExtendReply",
+      schema: rwExtendReplySchema,
+      description: "the grant as renewed",
+    },
+    errors: ["UNKNOWN_RESOURCE", "NOT_HOLDER", "LEASE_LOST", "LOCK_UNAVAILABLE", "OUTCOME_UNKNOWN"],
+    run: (call) =>
+      rwLocksOf(call).extend(call.caller, {
+        resource: resourceOf(call),
+        ...parseWith(rwExtendBodySchema, call.body),
+      }),
+  },
+  {
+    method: "GET",
+    path: "/v1/rwlocks/{resource}",
+    operationId: "rwlockInspect",
+    summary: "Inspect a read-write lock key",
+    description:
+      "The key's live writer and readers (oldest first), the fence the current read generation " +
+      "shares, how many waiting writers currently stop new readers, the resource's " +
+      "`writerPreference`, and the tier that answered (`tier: null` when nothing is live).",
+    clientId: "optional",
+    query: [businessKeyParam(true, "the business key (URL-encoded)")],
+    body: null,
+    reply: {
+      id: "RwInspectReply",
+      schema: rwInspectReplySchema,
+      description: "the key's writer, readers and waiting writers",
+    },
+    errors: ["UNKNOWN_RESOURCE", "LOCK_UNAVAILABLE"],
+    run: (call) =>
+      rwLocksOf(call).inspect(call.caller, {
+        resource: resourceOf(call),
+        businessKey: businessKeyQuery(call, true)!,
+      }),
+  },
+  {
+    method: "GET",
+    path: "/v1/rwlocks/{resource}/waiters",
+    operationId: "rwlockWaiters",
+    summary: "List the waiting read and write acquires of a read-write lock or one key",
+    description:
+      "Read and write acquires waiting on any server instance of the fleet, the same list from " +
+      "every instance, by when they began; `position` 0 began first. The order is not a queue: a " +
+      "release wakes the key's waits, and a waiting writer holds new readers back on a resource " +
+      "with `writerPreference` (inspect's `waitingWriters`). A mutex or semaphore resource is 400 " +
+      "INVALID_ARGUMENT on `kind`.",
+    clientId: "optional",
+    query: [businessKeyParam(false, "only this business key (URL-encoded)")],
+    body: null,
+    reply: { id: "WaitersReply", schema: waitersReplySchema, description: "the waiters" },
+    errors: ["UNKNOWN_RESOURCE"],
+    run: (call) => waitersOf(call, "/v1/rwlocks/{resource}/waiters", ["rwlock"]),
+  },
+];
 
 /**
  * The routes. Resource names (letters, digits, `:._-`, never `.` or `..` alone) are path
@@ -264,25 +493,15 @@ export const ROUTES: readonly Route[] = [
       "Acquires waiting on any server instance of the fleet, the same list from every instance: " +
       "for a fair resource in the store's queue order, otherwise by when they began; `position` 0 " +
       "is next. A fair place whose waiter this instance has not heard of yet has empty " +
-      "`clientId` and `ownerId` and `since` 0.",
+      "`clientId` and `ownerId` and `since` 0. A semaphore's waiting acquires are listed by when " +
+      "they began (as by GET /v1/semaphores/{resource}/waiters). A read-write lock resource is 400 " +
+      "INVALID_ARGUMENT on `kind`: its waits are listed by GET /v1/rwlocks/{resource}/waiters.",
     clientId: "optional",
     query: [businessKeyParam(false, "only this business key (URL-encoded)")],
     body: null,
     reply: { id: "WaitersReply", schema: waitersReplySchema, description: "the waiters" },
     errors: ["UNKNOWN_RESOURCE"],
-    run: async (call) => {
-      const { services, caller } = call;
-      const resource = await services.registry.get(resourceOf(call), caller.principal);
-      return {
-        fair: resource.fair,
-        waiters: await services.lockService.listWaiters(
-          // A semaphore's store queue is not the mutex's: its waits are listed by arrival.
-          resource.kind === "semaphore" ? { ...resource, fair: false } : resource,
-          businessKeyQuery(call, false),
-        ),
-        currentTier: services.locks.tier,
-      };
-    },
+    run: (call) => waitersOf(call, "/v1/locks/{resource}/waiters", ["mutex", "semaphore"]),
   },
   {
     method: "POST",
@@ -321,7 +540,8 @@ export const ROUTES: readonly Route[] = [
       "answers at once) and is woken when a permit of the key is released. Every acquire is a new " +
       "grant with its own `lockId` and `fence` (no re-entry). A refusal without waiting is a 200 with " +
       "`granted: false`, `inUse` and `retryAfterMs`; a wait that runs out is 423 LOCK_TIMEOUT. A " +
-      "mutex resource is 400 INVALID_ARGUMENT on `kind`. Keep `lockId` and `tier` for release and extend.",
+      "mutex resource is 400 INVALID_ARGUMENT on `kind`. Keep `lockId` and `tier` for release and extend. " +
+      "A `waitId` names the wait so `DELETE /v1/waits/{waitId}` can withdraw it (409 WAIT_CANCELLED).",
     clientId: "required",
     query: [],
     body: { id: "SemaphoreAcquireBody", schema: semaphoreAcquireBodySchema },
@@ -449,38 +669,23 @@ export const ROUTES: readonly Route[] = [
     description:
       "Semaphore acquires waiting on any server instance of the fleet, the same list from every " +
       "instance, by when they began (a fair semaphore serves them in that order); `position` 0 is " +
-      "next. A mutex resource is 400 INVALID_ARGUMENT on `kind`.",
+      "next. A mutex or read-write lock resource is 400 INVALID_ARGUMENT on `kind`.",
     clientId: "optional",
     query: [businessKeyParam(false, "only this business key (URL-encoded)")],
     body: null,
     reply: { id: "WaitersReply", schema: waitersReplySchema, description: "the waiters" },
     errors: ["UNKNOWN_RESOURCE"],
-    run: async (call) => {
-      const { services, caller } = call;
-      const resource = await services.registry.get(resourceOf(call), caller.principal);
-      if (resource.kind !== "semaphore") {
-        throw new InvalidArgumentError(
-          "kind",
-          `${resource.name} is a ${resource.kind}, not a semaphore: use /v1/locks/{resource}/waiters`,
-        );
-      }
-      return {
-        fair: resource.fair,
-        waiters: await services.lockService.listWaiters(
-          { ...resource, fair: false },
-          businessKeyQuery(call, false),
-        ),
-        currentTier: services.locks.tier,
-      };
-    },
+    run: (call) => waitersOf(call, "/v1/semaphores/{resource}/waiters", ["semaphore"]),
   },
+  ...RW_ROUTES,
   {
     method: "DELETE",
     path: "/v1/waits/{waitId}",
     operationId: "cancelWait",
     summary: "Withdraw a waiting acquire",
     description:
-      "Ends the acquire sent with this `waitId` on whichever server instance runs it (it answers 409 " +
+      "Ends the acquire (lock, semaphore permits or read-write grant) sent with this `waitId` on " +
+      "whichever server instance runs it (it answers 409 " +
       "WAIT_CANCELLED) and gives up its place in a fair key's queue. `cancelled` is false when there " +
       "is no such wait: it ended already, never existed, or is another tenant's.",
     clientId: "optional",

@@ -29,6 +29,16 @@ import {
   type SemaphoreInspectReply,
   type SemaphoreReleaseReply,
 } from "../schemas/semaphore.js";
+import {
+  rwAcquireInputSchema,
+  rwExtendInputSchema,
+  rwReleaseInputSchema,
+  type RwAcquireReply,
+  type RwExtendReply,
+  type RwGrantInfo,
+  type RwInspectReply,
+  type RwReleaseReply,
+} from "../schemas/rwlock.js";
 
 /*
  * The HTTP/JSON lock API's bodies and replies as zod schemas: the bodies are the wire
@@ -142,7 +152,7 @@ export const semaphoreAcquireBodySchema = semaphoreAcquireInputSchema
   .strict();
 /** POST /v1/semaphores/{resource}/try: an acquire that never waits. */
 export const semaphoreTryBodySchema = semaphoreAcquireInputSchema
-  .omit({ resource: true, waitMs: true })
+  .omit({ resource: true, waitMs: true, waitId: true })
   .strict();
 /** POST /v1/semaphores/{resource}/release */
 export const semaphoreReleaseBodySchema = semaphoreReleaseInputSchema
@@ -204,6 +214,83 @@ export const semaphoreInspectReplySchema = z.object({
   holders: z.array(permitSchema),
   inUse: z.number().int(),
   totalPermits: z.number().int(),
+  currentTier: tierSchema,
+});
+
+/*
+ * Read-write locks (docs/decisions/0180): the bodies are the tRPC `rwlock.*` inputs without
+ * `resource`, strict like the others; the mode is the path's (`/read`, `/write`,
+ * `/try-read`, `/try-write`); the replies mirror the read-write use cases' reply types
+ * (checked below).
+ */
+
+/** POST /v1/rwlocks/{resource}/read and /write */
+export const rwAcquireBodySchema = rwAcquireInputSchema.omit({ resource: true }).strict();
+/** POST /v1/rwlocks/{resource}/try-read and /try-write: an acquire that never waits. */
+export const rwTryBodySchema = rwAcquireInputSchema
+  .omit({ resource: true, waitMs: true, waitId: true })
+  .strict();
+/** POST /v1/rwlocks/{resource}/release */
+export const rwReleaseBodySchema = rwReleaseInputSchema.omit({ resource: true }).strict();
+/** POST /v1/rwlocks/{resource}/extend */
+export const rwExtendBodySchema = rwExtendInputSchema.omit({ resource: true }).strict();
+
+const rwModeSchema = z.enum(["read", "write"]);
+
+/** One live read or write grant. */
+export const rwGrantSchema = z.object({
+  lockId: lockIdSchema,
+  mode: rwModeSchema,
+  fence: fenceSchema.nullable(),
+  holder: holderSchema,
+  grantedAt: z.number().int(),
+  renewals: z.number().int(),
+  expiresAt: z.number().int(),
+  ttlMs: z.number().int(),
+  tier: tierSchema,
+});
+
+export const rwGrantedSchema = rwGrantSchema.extend({
+  granted: z.literal(true),
+  reentered: z.boolean(),
+  maxRenewals: z.number().int().nullable(),
+  currentTier: tierSchema,
+});
+
+export const rwRefusedSchema = z.object({
+  granted: z.literal(false),
+  mode: rwModeSchema,
+  reason: z.enum(["write-held", "read-held", "writer-waiting"]),
+  holders: z.array(holderSchema),
+  retryAfterMs: z.number().int(),
+  tier: tierSchema,
+  currentTier: tierSchema,
+});
+
+export const rwAcquireReplySchema = z.discriminatedUnion("granted", [
+  rwGrantedSchema,
+  rwRefusedSchema,
+]);
+
+export const rwReleaseReplySchema = z.object({
+  released: z.boolean(),
+  mode: rwModeSchema,
+  fence: fenceSchema.nullable(),
+  currentTier: tierSchema,
+});
+
+export const rwExtendReplySchema = z.object({
+  grant: rwGrantSchema,
+  currentTier: tierSchema,
+});
+
+export const rwInspectReplySchema = z.object({
+  writer: rwGrantSchema.nullable(),
+  readers: z.array(rwGrantSchema),
+  readFence: fenceSchema.nullable(),
+  waitingWriters: z.number().int(),
+  writerPreference: z.boolean(),
+  tier: tierSchema.nullable(),
   currentTier: tierSchema,
 });
 
@@ -278,6 +365,11 @@ same<Same<z.output<typeof semaphoreAcquireReplySchema>, SemaphoreAcquireReply>>(
 same<Same<z.output<typeof semaphoreReleaseReplySchema>, SemaphoreReleaseReply>>();
 same<Same<z.output<typeof semaphoreExtendReplySchema>, SemaphoreExtendReply>>();
 same<Same<z.output<typeof semaphoreInspectReplySchema>, SemaphoreInspectReply>>();
+same<Same<z.output<typeof rwGrantSchema>, RwGrantInfo>>();
+same<Same<z.output<typeof rwAcquireReplySchema>, RwAcquireReply>>();
+same<Same<z.output<typeof rwReleaseReplySchema>, RwReleaseReply>>();
+same<Same<z.output<typeof rwExtendReplySchema>, RwExtendReply>>();
+same<Same<z.output<typeof rwInspectReplySchema>, RwInspectReply>>();
 same<
   {
     [C in ErrorCode]: Same<z.output<(typeof detailsByCode)[C]>, ErrorDetailsByCode[C]> extends true

@@ -1,4 +1,4 @@
-import { InvalidArgumentError, LockUnavailableError } from "@warden/contract";
+import { InvalidArgumentError, LockUnavailableError, type LeaseView } from "@warden/contract";
 import { holderListInputSchema, forceReleaseInputSchema } from "../schemas/lock.js";
 import { lockKeyInputSchema } from "../schemas/lock.js";
 import { authedProcedure, roleProcedure, router } from "../trpc.js";
@@ -17,12 +17,49 @@ function checkCursor(cursor: string): string {
   return cursor;
 }
 
+/**
+ * An rwlock list's cursor: without `tier`, `<tier>:` and the store's cursor (Redis
+ * `node:scanCursor:skip`, MySQL and local a base64url key); with it, the store's alone.
+ * Anything else is a typed 400 before a store sees it; the stores check the rest.
+ */
+function checkRwCursor(cursor: string, tiered: boolean): string {
+  const store = tiered ? /^(?:redis|mysql|local):(.*)$/s.exec(cursor)?.[1] : cursor;
+  const ok =
+    store !== undefined &&
+    (store === "" ? tiered : /^\d{1,4}:\d{1,20}:\d{1,6}$|^[A-Za-z0-9_-]{2,300}$/.test(store));
+  if (!ok) throw new InvalidArgumentError("cursor", "is not a cursor from a previous page");
+  return cursor;
+}
+
 /** A semaphore list's cursor: a decimal position among the resource's keys. */
 function checkPositionCursor(cursor: string): string {
   if (!/^\d{1,9}$/.test(cursor)) {
     throw new InvalidArgumentError("cursor", "is not a cursor from a previous page");
   }
   return cursor;
+}
+
+/** What a force-release removed: a mutex lease, a permit grant, or a read or write grant. */
+type RemovedGrantKind = "lock" | "permit" | "read" | "write";
+
+/** One grant a force-release removed. */
+export interface RemovedGrant {
+  readonly kind: RemovedGrantKind;
+  readonly lockId: string;
+  readonly fence: string | null;
+  readonly holder: { readonly clientId: string; readonly ownerId: string };
+}
+
+function removedGrant(
+  kind: RemovedGrantKind,
+  grant: Omit<RemovedGrant, "kind" | "holder"> & { holder: RemovedGrant["holder"] },
+): RemovedGrant {
+  return {
+    kind,
+    lockId: grant.lockId,
+    fence: grant.fence,
+    holder: { clientId: grant.holder.clientId, ownerId: grant.holder.ownerId },
+  };
 }
 
 /** Who holds and who waits, for the console (and a tenant's own tooling). */
@@ -33,7 +70,9 @@ export const holderRouter = router({
    * Each entry says what it is: `kind: "lock"` (a mutex lease, `permits` null) or
    * `kind: "permit"` (a semaphore permit grant holding `permits` of the key's total, its
    * `reentry` always 1; from every reachable tier unless `tier` names one; paged by key,
-   * docs/decisions/0162).
+   * docs/decisions/0162), or `kind: "read"` / `"write"` (a read-write grant, `permits` null;
+   * the keys as the stores list them, every tier in turn unless `tier` names one, a page per
+   * tier, docs/decisions/0185).
    */
   list: authedProcedure.input(holderListInputSchema).query(async ({ ctx, input }) => {
     const { services } = ctx;
@@ -65,6 +104,35 @@ export const holderRouter = router({
       }));
       return { holders, cursor: permits.cursor, currentTier: services.locks.tier };
     }
+    if (resource.kind === "rwlock") {
+      const rw = services.rwUseCases;
+      if (!rw) throw new LockUnavailableError("this server was started without read-write locks");
+      const page = await rw.list(resource, {
+        ...(input.businessKey === undefined ? {} : { businessKey: input.businessKey }),
+        ...(input.tier === undefined ? {} : { tier: input.tier }),
+        ...(input.cursor === undefined || input.businessKey !== undefined
+          ? {}
+          : { cursor: checkRwCursor(input.cursor, input.tier === undefined) }),
+        ...(input.limit === undefined ? {} : { limit: input.limit }),
+      });
+      const holders = page.grants.map((grant) => ({
+        kind: grant.mode,
+        resource: grant.resource,
+        businessKey: grant.businessKey,
+        lockId: grant.lockId,
+        fence: grant.fence,
+        holder: { clientId: grant.holder.clientId, ownerId: grant.holder.ownerId },
+        reentry: grant.reentry,
+        permits: null as number | null,
+        grantedAt: grant.grantedAt,
+        renewals: grant.renewals,
+        expiresAt: grant.expiresAt,
+        ttlMs: grant.ttlMs,
+        tier: grant.tier,
+        expectedHoldMs: resource.expectedHoldMs,
+      }));
+      return { holders, cursor: page.cursor, currentTier: services.locks.tier };
+    }
     const page =
       input.businessKey === undefined
         ? await services.locks.list({
@@ -90,35 +158,71 @@ export const holderRouter = router({
    * Waiters of a resource or key across the fleet, the same list from every instance
    * (docs/decisions/0155): for fair resources in the store's queue order, for the others
    * by when they began; `position` 0 is next. A semaphore's waiting acquires are listed by
-   * when they began (a fair semaphore serves them in that order, docs/decisions/0162);
-   * `kind` says whether the resource's waiters wait for a lock or for permits.
+   * when they began (a fair semaphore serves them in that order, docs/decisions/0162), and
+   * so are an rwlock's waiting reads and writes (docs/decisions/0185); `kind` says whether
+   * the resource's waiters wait for a lock, for permits, or for a read-write grant (`rw`).
    */
   waiters: authedProcedure
     .input(lockKeyInputSchema.partial({ businessKey: true }))
     .query(async ({ ctx, input }) => {
       const resource = await ctx.services.registry.get(input.resource, ctx.principal);
-      const semaphore = resource.kind === "semaphore";
+      const kind =
+        resource.kind === "semaphore"
+          ? ("permit" as const)
+          : resource.kind === "rwlock"
+            ? ("rw" as const)
+            : ("lock" as const);
       return {
         fair: resource.fair,
-        kind: semaphore ? ("permit" as const) : ("lock" as const),
-        // The semaphore's store queue is not the mutex's: list its waits by arrival.
+        kind,
+        // Neither the semaphore's store queue nor read-write intents are the mutex's queue:
+        // their waits are listed by arrival.
         waiters: await ctx.services.lockService.listWaiters(
-          semaphore ? { ...resource, fair: false } : resource,
+          kind === "lock" ? resource : { ...resource, fair: false },
           input.businessKey,
         ),
       };
     }),
 
   /**
-   * Removes a lease whoever holds it (or only grant `lockId`), with a reason. Needs the
-   * operator role; the audit row names the operator and the reason.
+   * Removes a key's holders whoever they are (or only grant `lockId`), with a reason: a
+   * mutex lease, a semaphore's permit grants or an rwlock's read and write grants, on every
+   * tier (docs/decisions/0185). Needs the operator role; each removed grant's audit row
+   * names the operator and the reason, the live feed shows it and the key's waiters wake.
+   * `removed` is the mutex lease (null otherwise); `removedGrants` lists every grant removed.
    */
   forceRelease: roleProcedure("operator")
     .input(forceReleaseInputSchema)
     .mutation(async ({ ctx, input }) => {
       const { services } = ctx;
-      await services.registry.get(input.resource, ctx.principal);
-      const key = { resource: input.resource, businessKey: input.businessKey };
+      const resource = await services.registry.get(input.resource, ctx.principal);
+      const key = { resource: resource.name, businessKey: input.businessKey };
+      const target = {
+        businessKey: input.businessKey,
+        ...(input.lockId === undefined ? {} : { lockId: input.lockId }),
+      };
+      const by = { actor: ctx.actor, reason: input.reason };
+      if (resource.kind === "rwlock") {
+        const rw = services.rwUseCases;
+        if (!rw) throw new LockUnavailableError("this server was started without read-write locks");
+        const grants = await rw.forceRelease(resource, target, by);
+        return {
+          removed: null as LeaseView | null,
+          removedGrants: grants.map((grant) => removedGrant(grant.mode, grant)),
+          currentTier: services.locks.tier,
+        };
+      }
+      if (resource.kind === "semaphore") {
+        const semaphores = services.semaphoreUseCases;
+        if (!semaphores)
+          throw new LockUnavailableError("this server was started without semaphores");
+        const permits = await semaphores.forceRelease(resource, target, by);
+        return {
+          removed: null as LeaseView | null,
+          removedGrants: permits.map((permit) => removedGrant("permit", permit)),
+          currentTier: services.locks.tier,
+        };
+      }
       const done = services.hub.attribute(key, ctx.actor, input.reason);
       try {
         const removed = await services.locks.forceRelease({
@@ -136,7 +240,11 @@ export const holderRouter = router({
           },
           removed ? "lease force-released" : "force-release found no lease",
         );
-        return { removed, currentTier: services.locks.tier };
+        return {
+          removed,
+          removedGrants: removed ? [removedGrant("lock", removed)] : [],
+          currentTier: services.locks.tier,
+        };
       } finally {
         done();
       }

@@ -4,6 +4,7 @@ import { z } from "zod";
 import type { Principal, TenantPrincipal } from "../auth/principal.js";
 import type { TieredLocks } from "../locks/tiered-locks-port.js";
 import type { ResourceView } from "../registry/resource-view.js";
+import type { RwGrantInfo } from "../schemas/rwlock.js";
 import type { PermitInfo } from "../schemas/semaphore.js";
 import { authedProcedure, router } from "../trpc.js";
 
@@ -31,8 +32,19 @@ export interface SemaphoreKeyState {
   readonly holders: readonly PermitInfo[];
 }
 
-// The semaphore use case answers a tenant's SDK and takes a tenant caller; it only checks
-// with it that the resource is visible. registry.get has already checked that for the real
+/** An rwlock key: its writer or readers, read generation and waiting writers (decision 0185). */
+export interface RwKeyState {
+  readonly businessKey: string;
+  readonly writer: RwGrantInfo | null;
+  /** Oldest grant first. */
+  readonly readers: RwGrantInfo[];
+  readonly readFence: string | null;
+  /** Writers whose intent currently stops new readers (writer preference). */
+  readonly waitingWriters: number;
+}
+
+// The semaphore and rwlock use cases answer a tenant's SDK and take a tenant caller; they
+// only check with it that the resource is visible. registry.get has already checked that for the real
 // principal (an operator sees every tenant's resources, a tenant key its own), so an
 // operator's read is made as the owning tenant's, for this inspect only.
 function readerOf(principal: Principal, resource: ResourceView): TenantPrincipal {
@@ -49,13 +61,14 @@ function readerOf(principal: Principal, resource: ResourceView): TenantPrincipal
 
 /**
  * What the console shows per key (docs/decisions/0177): read-only, with any principal that may
- * see the resource (an operator of any role, or the tenant's own API key). `lock.inspect` and
- * `semaphore.inspect` answer tenant API keys only.
+ * see the resource (an operator of any role, or the tenant's own API key). `lock.inspect`,
+ * `semaphore.inspect` and `rwlock.inspect` answer tenant API keys only.
  */
 export const keyStateRouter = router({
   /**
    * The live state of up to 50 keys of one resource, in the order asked (duplicates once):
-   * a mutex key's lease or lock-delay, a semaphore key's permits in use and their holders.
+   * a mutex key's lease or lock-delay, a semaphore key's permits in use and their holders,
+   * an rwlock key's writer, readers, read fence and waiting writers (docs/decisions/0185).
    * Unknown resources and other tenants' are UNKNOWN_RESOURCE alike.
    */
   keys: authedProcedure.input(keyStateInputSchema).query(async ({ ctx, input }) => {
@@ -81,8 +94,36 @@ export const keyStateRouter = router({
         currentTier,
       };
     }
+    if (resource.kind === "rwlock") {
+      const rw = services.rwUseCases;
+      if (!rw) throw new LockUnavailableError("this server was started without read-write locks");
+      const caller = { principal: readerOf(ctx.principal, resource), clientId: null };
+      const keys: RwKeyState[] = await Promise.all(
+        businessKeys.map(async (businessKey) => {
+          const view = await rw.inspect(caller, { resource: resource.name, businessKey });
+          return {
+            businessKey,
+            writer: view.writer,
+            readers: view.readers,
+            readFence: view.readFence,
+            waitingWriters: view.waitingWriters,
+          };
+        }),
+      );
+      return {
+        kind: "rwlock" as const,
+        totalPermits: null,
+        lockDelayMs: resource.lockDelayMs,
+        writerPreference: resource.writerPreference,
+        keys,
+        currentTier,
+      };
+    }
     if (resource.kind !== "mutex") {
-      throw new InvalidArgumentError("kind", `${resource.name} is a ${resource.kind} resource`);
+      throw new InvalidArgumentError(
+        "kind",
+        `${resource.name} is a ${String(resource.kind)} resource`,
+      );
     }
     const keys: MutexKeyState[] = await Promise.all(
       businessKeys.map(async (businessKey) => {

@@ -1,3 +1,4 @@
+import { LockUnavailableError } from "@warden/contract";
 import { auditRecord } from "../audit/audit-record.js";
 import { requirePolicyRights } from "../auth/scopes.js";
 import type { Context } from "../context.js";
@@ -59,13 +60,30 @@ export const resourceRouter = router({
     );
   }),
 
-  /** Retires a resource; CONFLICT while it has live locks. */
-  retire: editorProcedure.input(resourceNameInputSchema).mutation(({ ctx, input }) => {
+  /**
+   * Retires a resource; CONFLICT while it has live holders on any tier: mutex leases,
+   * semaphore permits or read-write grants, by the resource's kind (docs/decisions/0185).
+   */
+  retire: editorProcedure.input(resourceNameInputSchema).mutation(async ({ ctx, input }) => {
     requirePolicyRights(ctx.principal);
-    return ctx.services.registry.retire(
+    const { services } = ctx;
+    const resource = await services.registry.get(input.name, ctx.principal);
+    return services.registry.retire(
       ctx.principal,
       input.name,
       async (name) => {
+        if (resource.kind === "rwlock") {
+          const rw = services.rwUseCases;
+          if (!rw)
+            throw new LockUnavailableError("this server was started without read-write locks");
+          return rw.hasLiveGrants(resource);
+        }
+        if (resource.kind === "semaphore") {
+          const semaphores = services.semaphoreUseCases;
+          if (!semaphores)
+            throw new LockUnavailableError("this server was started without semaphores");
+          return semaphores.hasLiveGrants(resource);
+        }
         // Every tier: leases granted before a tier switch live on where they were granted.
         // If the current tier cannot answer, refuse rather than guess; a tier that is down
         // and not current grants nothing new, and its holders may still release.

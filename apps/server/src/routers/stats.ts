@@ -1,6 +1,7 @@
 import { statsSeriesInputSchema, statsWindowInputSchema } from "../schemas/admin.js";
 import { authedProcedure, router } from "../trpc.js";
 import { isLongHold } from "../alerts/conditions.js";
+import { liveHolds } from "../metrics/live-holds.js";
 
 // Suggested lease = p99.9 hold × this margin, rounded up to a second (the console shows it).
 const LEASE_MARGIN = 1.5;
@@ -45,7 +46,7 @@ export const statsRouter = router({
     };
   }),
 
-  /** The overview: live locks, waiters, totals and top contended resources of the window. */
+  /** The overview: live holds of every kind, waiters, totals and top contended resources of the window. */
   overview: authedProcedure.input(statsWindowInputSchema).query(async ({ ctx, input }) => {
     const { services } = ctx;
     const windowSec = input.windowSec ?? 300;
@@ -54,8 +55,8 @@ export const statsRouter = router({
       const unknown = new Set<string>();
       for (const name of services.stats.totals(windowSec).keys())
         if (services.registry.ownerOf(name) === null) unknown.add(name);
-      for (const lease of services.tracker.all())
-        if (services.registry.ownerOf(lease.resource) === null) unknown.add(lease.resource);
+      for (const hold of liveHolds(services.liveHolds))
+        if (services.registry.ownerOf(hold.resource) === null) unknown.add(hold.resource);
       const principal = ctx.principal;
       await Promise.all(
         [...unknown]
@@ -71,19 +72,17 @@ export const statsRouter = router({
     const sum = (pick: (p: (typeof totals)[number][1]) => number) =>
       totals.reduce((acc, [, point]) => acc + pick(point), 0);
     const now = Date.now();
-    const longHolds = [...services.tracker.all()]
-      .filter((lease) => visible(lease.resource))
-      .flatMap((lease) => {
-        const expected = services.registry.expectedHoldOf(lease.resource);
-        return isLongHold(now, lease.grantedAt, expected)
-          ? [{ ...lease, heldMs: now - lease.grantedAt, expectedHoldMs: expected }]
-          : [];
-      });
+    // Every kind's holds: mutex leases, semaphore permit grants, read-write grants (0194).
+    const holds = [...liveHolds(services.liveHolds)].filter((hold) => visible(hold.resource));
+    const longHolds = holds.flatMap((hold) => {
+      const expected = services.registry.expectedHoldOf(hold.resource);
+      return isLongHold(now, hold.grantedAt, expected)
+        ? [{ ...hold, heldMs: now - hold.grantedAt, expectedHoldMs: expected }]
+        : [];
+    });
     return {
       tier: services.locks.snapshot(),
-      liveLocks: [...services.tracker.countsByResource()]
-        .filter(([n]) => visible(n))
-        .reduce((a, [, c]) => a + c, 0),
+      liveLocks: holds.length,
       waiters: [...services.stats.fleetWaiters(services.waiters.countsByResource())]
         .filter(([n]) => visible(n))
         .reduce((a, [, c]) => a + c, 0),

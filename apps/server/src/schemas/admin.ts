@@ -43,7 +43,10 @@ export const tierHistoryInputSchema = z.object({
   limit: z.number().int().min(1).max(500).optional(),
 });
 
-/** Audit event types (LockEvent.type). */
+/**
+ * Audit event types (LockEvent.type): every type the server writes, so `event.search` can
+ * filter by each (docs/decisions/0185).
+ */
 export const eventTypeSchema = z.enum([
   "grant",
   "refusal",
@@ -63,6 +66,11 @@ export const eventTypeSchema = z.enum([
   "rwlock-grant",
   "rwlock-release",
   "rwlock-expired",
+  "rwlock-force-release",
+  "permit-grant",
+  "permit-release",
+  "permit-expired",
+  "permit-force-release",
 ]);
 
 /** event.search: every filter optional, newest first, paged by cursor. */

@@ -5,6 +5,7 @@ import {
   lockIdSchema,
   resourceNameSchema,
   tierSchema,
+  waitIdSchema,
   waitMsSchema,
 } from "@warden/contract/wire";
 import { z } from "zod";
@@ -31,6 +32,8 @@ export const rwAcquireInputSchema = z.object({
   ownerId: holderIdSchema,
   leaseMs: leaseMsSchema.optional(),
   waitMs: waitMsSchema.optional(),
+  /** Names a waiting acquire so `lock.cancelWait` (any instance) can withdraw it. */
+  waitId: waitIdSchema.optional(),
 });
 export type RwAcquireInput = z.infer<typeof rwAcquireInputSchema>;
 

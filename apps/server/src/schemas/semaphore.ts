@@ -5,6 +5,7 @@ import {
   lockIdSchema,
   resourceNameSchema,
   tierSchema,
+  waitIdSchema,
   waitMsSchema,
 } from "@warden/contract/wire";
 import { z } from "zod";
@@ -35,6 +36,8 @@ export const semaphoreAcquireInputSchema = z.object({
     .optional(),
   leaseMs: leaseMsSchema.optional(),
   waitMs: waitMsSchema.optional(),
+  /** Names a waiting acquire so `lock.cancelWait` (any instance) can withdraw it. */
+  waitId: waitIdSchema.optional(),
 });
 export type SemaphoreAcquireInput = z.infer<typeof semaphoreAcquireInputSchema>;
 

@@ -27,7 +27,7 @@ export class RwMetrics {
     });
     this.releases = new Counter({
       name: "warden_rwlock_releases_total",
-      help: "rwlock.release calls by resource, mode and outcome (released, not-holder, error; mode unknown when refused)",
+      help: "rwlock releases by resource, mode and outcome (released, not-holder, error; mode unknown when refused; force-released by an operator)",
       labelNames: ["resource", "mode", "outcome"],
       registers: [registry],
     });

@@ -21,11 +21,20 @@ export interface OpenRwLocksOptions {
 
 /**
  * The read-write locks as the server calls them: the members of core's `TieredRwLocks` the
- * rwlock use cases use (docs/decisions/0166).
+ * rwlock use cases use (docs/decisions/0166), and the operators' list and force-release
+ * (docs/decisions/0185).
  */
 export type RwLocksPort = Pick<
   TieredRwLocks,
-  "tier" | "acquireRead" | "acquireWrite" | "release" | "extend" | "inspect" | "close"
+  | "tier"
+  | "acquireRead"
+  | "acquireWrite"
+  | "release"
+  | "extend"
+  | "inspect"
+  | "list"
+  | "forceRelease"
+  | "close"
 >;
 
 /**
@@ -66,6 +75,8 @@ export async function openRwLocks(
       release: (input) => rw.release(input),
       extend: (input) => rw.extend(input),
       inspect: (key) => rw.inspect(key),
+      list: (input) => rw.list(input),
+      forceRelease: (input) => rw.forceRelease(input),
       // TieredRwLocks closes the three stores; the sweeper and the epochs' pool are ours.
       close: () =>
         (closed ??= (async () => {

@@ -1,6 +1,8 @@
+import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import {
   InvalidArgumentError,
+  LeaseLostError,
   LockTimeoutError,
   LockUnavailableError,
   NotHolderError,
@@ -8,13 +10,15 @@ import {
   type Holder,
   type Tier,
 } from "@warden/contract";
-import type { RwGrant, RwLeaseView, RwMode } from "@warden/core";
+import type { RwGrant, RwKeyView, RwLeaseView, RwMode } from "@warden/core";
 import type { Logger } from "pino";
 import { auditRecord } from "../audit/audit-record.js";
 import type { EventHub } from "../audit/event-hub.js";
+import type { PermitTracker } from "../live/permit-tracker.js";
 import type { ReleaseNotifier } from "../locks/release-notifier.js";
 import { sleepUntilWoken } from "../locks/sleep-until-woken.js";
 import type { TieredLocks } from "../locks/tiered-locks-port.js";
+import type { WaitQueues } from "../locks/wait-queues.js";
 import type { Metrics } from "../metrics/metrics.js";
 import type { KindRegistry } from "../registry/kind-guard.js";
 import type { ResourceView } from "../registry/resource-view.js";
@@ -42,6 +46,33 @@ const RETRY_MAX_MS = 1_000;
  * and one that gave up stops blocking readers within 3 s.
  */
 const INTENT_MS = 3_000;
+/** Keys per `holder.list` page of an rwlock resource when the caller names no limit. */
+const LIST_KEYS_DEFAULT = 100;
+const TIERS: readonly Tier[] = ["redis", "mysql", "local"];
+
+/** A live read or write grant in a holder list: its key and the grant. */
+export interface ListedRwGrant extends RwGrantInfo {
+  readonly resource: string;
+  readonly businessKey: string;
+  /** Entries of the same holder in the same mode (released one by one). */
+  readonly reentry: number;
+}
+
+/** Options of {@link RwUseCases.list}, as `holder.list` takes them. */
+export interface RwListOptions {
+  readonly businessKey?: string;
+  readonly tier?: Tier;
+  /** From a previous page (`<tier>:<store cursor>` without `tier`, the store's with it). */
+  readonly cursor?: string;
+  /** Keys per page. */
+  readonly limit?: number;
+}
+
+/** Who removes grants by force, and why (the audit row's actor and reason). */
+export interface ForcedBy {
+  readonly actor: string;
+  readonly reason: string;
+}
 
 /** Everything the read-write lock use cases may use (docs/decisions/0166). */
 export interface RwUseCaseDeps {
@@ -59,6 +90,16 @@ export interface RwUseCaseDeps {
   releasedElsewhere(lockId: string): Promise<boolean>;
   /** Expiry checks (see RwExpiryWatch); defaults 1 s and 5 s. */
   readonly expiry?: { readonly everyMs?: number; readonly graceMs?: number };
+  /**
+   * The lock waiters' queues: a waiting read or write acquire is listed there
+   * (holder.waiters, fleet-wide) and ended by a shutdown's cancelAll (docs/decisions/0185).
+   */
+  readonly waiters?: Pick<WaitQueues, "enqueue" | "placed" | "remove">;
+  /**
+   * Keeps the live grants this instance makes, renews and ends (shared with the fleet by the
+   * fleet bus): the live-holds gauge and long-hold detection count them (docs/decisions/0194).
+   */
+  readonly grants?: Pick<PermitTracker, "seen" | "ended">;
 }
 
 /** The read-write lock operations every transport calls (docs/decisions/0166). */
@@ -72,6 +113,29 @@ export interface RwUseCases {
   release(caller: LockCaller, input: RwReleaseInput): Promise<RwReleaseReply>;
   extend(caller: LockCaller, input: RwExtendInput): Promise<RwExtendReply>;
   inspect(caller: LockCaller, input: RwKeyInput): Promise<RwInspectReply>;
+  /**
+   * The live grants of a resource the caller was already checked to see (one key with
+   * `businessKey`), as the stores list them (docs/decisions/0185). Paged by key.
+   */
+  list(
+    resource: ResourceView,
+    options: RwListOptions,
+  ): Promise<{ grants: ListedRwGrant[]; cursor: string | null }>;
+  /**
+   * Removes a key's grants (or only `lockId`'s) on every tier, whoever holds them, for an
+   * operator already checked to see the resource: audited `rwlock-force-release` with the
+   * operator and reason, sent to the live feed, and the key's waiters are woken.
+   */
+  forceRelease(
+    resource: ResourceView,
+    input: { readonly businessKey: string; readonly lockId?: string },
+    by: ForcedBy,
+  ): Promise<RwLeaseView[]>;
+  /**
+   * True while any tier holds a live grant of the resource; a tier that cannot answer
+   * counts as holding one when it is the current tier (refuse rather than guess).
+   */
+  hasLiveGrants(resource: ResourceView): Promise<boolean>;
   /** Stops the expiry checks. */
   close(): Promise<void>;
 }
@@ -117,12 +181,28 @@ function leaseOf(resource: ResourceView, leaseMs: number | undefined): number {
 export function createRwUseCases(deps: RwUseCaseDeps): RwUseCases {
   const { rwMetrics: m } = deps;
 
+  function track(tenantId: string, view: RwLeaseView): void {
+    deps.grants?.seen({
+      tenantId,
+      resource: view.resource,
+      businessKey: view.businessKey,
+      lockId: view.lockId,
+      fence: view.fence,
+      holder: view.holder,
+      permits: 1,
+      tier: view.tier,
+      grantedAt: view.grantedAt,
+      expiresAt: view.expiresAt,
+      mode: view.mode,
+    });
+  }
+
   function audit(
-    type: "rwlock-grant" | "rwlock-release" | "rwlock-expired",
+    type: "rwlock-grant" | "rwlock-release" | "rwlock-expired" | "rwlock-force-release",
     tenantId: string,
     key: { resource: string; businessKey: string },
     view: Pick<RwLeaseView, "lockId" | "mode" | "fence" | "holder" | "tier" | "grantedAt">,
-    fields: { leaseMs?: number; reason: string; at?: number },
+    fields: { leaseMs?: number; reason: string; at?: number; actor?: string },
   ): void {
     deps.hub.record(
       auditRecord({
@@ -136,6 +216,7 @@ export function createRwUseCases(deps: RwUseCaseDeps): RwUseCases {
         ownerId: view.holder.ownerId,
         tier: view.tier,
         leaseMs: fields.leaseMs ?? null,
+        actor: fields.actor ?? null,
         reason: fields.reason,
         at: fields.at ?? Date.now(),
         grantedAt: view.grantedAt,
@@ -184,8 +265,32 @@ export function createRwUseCases(deps: RwUseCaseDeps): RwUseCases {
     let outcome: RwOutcome = "error";
     let tier: Tier = deps.rw.tier;
     let grant: RwGrant | undefined;
+    // A wait is listed with the lock waiters (holder.waiters, fleet-wide) and ends with a
+    // shutdown's cancelAll; a release wakes it whether or not it is asleep yet. A try never
+    // waits: it gets no controller of its own (two allocations and a listener per call).
+    const cancel = waitMs > 0 ? new AbortController() : null;
+    const ended = cancel ? AbortSignal.any([signal, cancel.signal]) : signal;
+    let woken = false;
+    let wake: () => void = () => {
+      woken = true;
+    };
+    const waiter =
+      waitMs > 0 && deps.waiters
+        ? deps.waiters.enqueue({
+            ref: randomBytes(12).toString("base64url"),
+            fair: false,
+            key,
+            holder,
+            waitId: input.waitId ?? null,
+            tenantId: resource.tenantId,
+            wake: () => wake(),
+            cancel: () => cancel?.abort(),
+          })
+        : null;
+    const unsubscribe = waiter ? deps.notifier.onRelease(key, () => wake()) : () => undefined;
     try {
       for (;;) {
+        woken = false;
         const result =
           mode === "read"
             ? await deps.rw.acquireRead({ ...request, writerPreference }, resource)
@@ -215,21 +320,33 @@ export function createRwUseCases(deps: RwUseCaseDeps): RwUseCases {
             currentTier: deps.locks.tier,
           };
         }
+        if (waiter) deps.waiters?.placed(waiter);
         const pauseMs = Math.min(
           leftMs,
           RETRY_MAX_MS,
           result.retryAfterMs > 0 ? result.retryAfterMs : RETRY_MAX_MS,
         );
-        const how = await sleepUntilWoken(pauseMs, signal, (wake) =>
-          deps.notifier.onRelease(key, wake),
-        );
-        if (how === "aborted") throw new WaitCancelledError(null);
+        if (ended.aborted) throw new WaitCancelledError(input.waitId ?? null);
+        if (woken) continue;
+        const how = waiter
+          ? await sleepUntilWoken(pauseMs, ended, (onWake) => {
+              wake = onWake;
+              return () => {
+                wake = () => {
+                  woken = true;
+                };
+              };
+            })
+          : await sleepUntilWoken(pauseMs, ended, (onWake) => deps.notifier.onRelease(key, onWake));
+        if (how === "aborted") throw new WaitCancelledError(input.waitId ?? null);
       }
       outcome = "granted";
     } catch (error) {
       if (outcome === "error") outcome = outcomeOf(error);
       throw error;
     } finally {
+      unsubscribe();
+      if (waiter) deps.waiters?.remove(waiter);
       const latencyS = (performance.now() - started) / 1000;
       m.acquires.inc({
         resource: resource.name,
@@ -250,6 +367,7 @@ export function createRwUseCases(deps: RwUseCaseDeps): RwUseCases {
     } else {
       expiry.extended(grant.lockId, grant.expiresAt);
     }
+    track(resource.tenantId, grant);
     audit("rwlock-grant", resource.tenantId, key, grant, {
       leaseMs,
       reason: `${mode}${grant.reentered ? " (re-entry)" : ""}`,
@@ -296,6 +414,7 @@ export function createRwUseCases(deps: RwUseCaseDeps): RwUseCases {
     m.releases.inc({ resource: resource.name, mode: result.mode, outcome: "released" });
     if (result.released) {
       expiry.released(input.lockId);
+      deps.grants?.ended(input.lockId);
       deps.notifier.released(key);
     }
     // The grant's holder and grant time are known when this instance granted it.
@@ -333,6 +452,7 @@ export function createRwUseCases(deps: RwUseCaseDeps): RwUseCases {
     const resource = await deps.registry.resolve(input.resource, caller.principal);
     const leaseMs = leaseOf(resource, input.leaseMs);
     try {
+      await checkRenewalLimit(resource, input);
       const view = await deps.rw.extend({
         resource: resource.name,
         businessKey: input.businessKey,
@@ -341,11 +461,58 @@ export function createRwUseCases(deps: RwUseCaseDeps): RwUseCases {
         leaseMs,
       });
       expiry.extended(view.lockId, view.expiresAt);
+      track(resource.tenantId, view);
       return { grant: infoOf(view), currentTier: deps.locks.tier };
     } catch (error) {
       m.renewFailures.inc({ resource: resource.name });
       throw error;
     }
+  }
+
+  /**
+   * Refuses a renewal past the resource's maxRenewals, as the semaphore's extend does
+   * (docs/decisions/0162): the store counts a grant's renewals (the same on every instance),
+   * so the key is read first. A lockId the key has no live grant of passes, and the extend
+   * answers NOT_HOLDER. The grant is not touched: it runs out with its lease.
+   */
+  async function checkRenewalLimit(resource: ResourceView, input: RwExtendInput): Promise<void> {
+    const max = resource.maxRenewals;
+    if (max === null) return;
+    const key = { resource: resource.name, businessKey: input.businessKey };
+    const view = await deps.rw.inspect(key);
+    const current = [...(view?.writer ? [view.writer] : []), ...(view?.readers ?? [])].find(
+      (grant) => grant.lockId === input.lockId,
+    );
+    if (!current || current.renewals < max) return;
+    deps.logger.warn(
+      {
+        op: "rwlock.extend",
+        ...key,
+        lockId: current.lockId,
+        fence: current.fence,
+        reason: "renewal-limit",
+      },
+      "renewal refused",
+    );
+    deps.hub.record(
+      auditRecord({
+        type: "renewal-refused",
+        tenantId: resource.tenantId,
+        ...key,
+        lockId: current.lockId,
+        fence: current.fence,
+        clientId: current.holder.clientId,
+        ownerId: current.holder.ownerId,
+        tier: current.tier,
+        reason: "renewal-limit",
+        at: Date.now(),
+        grantedAt: current.grantedAt,
+      }),
+    );
+    throw new LeaseLostError(
+      input.lockId,
+      `${current.mode} grant ${input.lockId} reached the renewal limit of ${resource.name} (${max}); the lease runs out — finish or acquire again`,
+    );
   }
 
   async function inspect(caller: LockCaller, input: RwKeyInput): Promise<RwInspectReply> {
@@ -365,5 +532,109 @@ export function createRwUseCases(deps: RwUseCaseDeps): RwUseCases {
     };
   }
 
-  return { acquire, release, extend, inspect, close: () => expiry.stop() };
+  async function list(
+    resource: ResourceView,
+    options: RwListOptions,
+  ): Promise<{ grants: ListedRwGrant[]; cursor: string | null }> {
+    let views: RwKeyView[];
+    let cursor: string | null = null;
+    if (options.businessKey !== undefined) {
+      const view = await deps.rw.inspect({
+        resource: resource.name,
+        businessKey: options.businessKey,
+      });
+      views = view ? [view] : [];
+    } else {
+      const page = await deps.rw.list({
+        resource: resource.name,
+        limit: options.limit ?? LIST_KEYS_DEFAULT,
+        ...(options.tier === undefined ? {} : { tier: options.tier }),
+        ...(options.cursor === undefined ? {} : { cursor: options.cursor }),
+      });
+      views = page.keys;
+      cursor = page.cursor;
+    }
+    const grants: ListedRwGrant[] = [];
+    for (const view of views) {
+      for (const grant of [...(view.writer ? [view.writer] : []), ...view.readers]) {
+        if (options.tier !== undefined && grant.tier !== options.tier) continue;
+        grants.push({
+          resource: grant.resource,
+          businessKey: grant.businessKey,
+          ...infoOf(grant),
+          reentry: grant.reentry,
+        });
+      }
+    }
+    return { grants, cursor };
+  }
+
+  async function forceRelease(
+    resource: ResourceView,
+    input: { readonly businessKey: string; readonly lockId?: string },
+    by: ForcedBy,
+  ): Promise<RwLeaseView[]> {
+    const key = { resource: resource.name, businessKey: input.businessKey };
+    const removed = await deps.rw.forceRelease({
+      ...key,
+      ...(input.lockId === undefined ? {} : { lockId: input.lockId }),
+    });
+    for (const grant of removed) {
+      expiry.released(grant.lockId);
+      deps.grants?.ended(grant.lockId);
+      m.releases.inc({ resource: resource.name, mode: grant.mode, outcome: "force-released" });
+      audit("rwlock-force-release", resource.tenantId, key, grant, {
+        actor: by.actor.slice(0, 128),
+        reason: `${grant.mode}: ${by.reason}`.slice(0, 500),
+      });
+    }
+    if (removed.length > 0) deps.notifier.released(key);
+    deps.logger.info(
+      {
+        op: "rwlock.force-release",
+        ...key,
+        lockId: input.lockId ?? null,
+        removed: removed.map((grant) => grant.lockId),
+        actor: by.actor,
+        reason: by.reason,
+      },
+      removed.length > 0 ? "read-write grants force-released" : "force-release found no grant",
+    );
+    return removed;
+  }
+
+  async function hasLiveGrants(resource: ResourceView): Promise<boolean> {
+    const live = await Promise.all(
+      TIERS.map(async (tier) => {
+        try {
+          let cursor: string | undefined;
+          do {
+            const page = await deps.rw.list({
+              resource: resource.name,
+              tier,
+              limit: 500,
+              ...(cursor === undefined ? {} : { cursor }),
+            });
+            if (page.keys.length > 0) return true;
+            cursor = page.cursor ?? undefined;
+          } while (cursor !== undefined);
+          return false;
+        } catch {
+          return tier === deps.rw.tier;
+        }
+      }),
+    );
+    return live.some(Boolean);
+  }
+
+  return {
+    acquire,
+    release,
+    extend,
+    inspect,
+    list,
+    forceRelease,
+    hasLiveGrants,
+    close: () => expiry.stop(),
+  };
 }

@@ -10,7 +10,7 @@ import {
   type Holder,
   type Tier,
 } from "@warden/contract";
-import type { PermitGrant, PermitView } from "@warden/core";
+import type { PermitGrant, PermitView, TieredSemaphores } from "@warden/core";
 import { auditRecord } from "../audit/audit-record.js";
 import type { TrackedPermit } from "../live/permit-tracker.js";
 import { sleepUntilWoken } from "../locks/sleep-until-woken.js";
@@ -57,6 +57,17 @@ export interface PermitListOptions {
   readonly limit?: number;
 }
 
+/** Who removes permits by force, and why (the audit row's actor and reason). */
+export interface PermitsForcedBy {
+  readonly actor: string;
+  readonly reason: string;
+}
+
+/** Beyond {@link SemaphoreUseCaseDeps}: the stores' force-release (docs/decisions/0185). */
+export interface SemaphoreOperatorDeps {
+  readonly forced?: Pick<TieredSemaphores, "forceRelease">;
+}
+
 /** The semaphore operations every transport calls (docs/decisions/0161). */
 export interface SemaphoreUseCases {
   acquire(
@@ -82,6 +93,19 @@ export interface SemaphoreUseCases {
    * events: audited and sent to the live feed of every instance. Called every second.
    */
   reportLapsed(now?: number): Promise<void>;
+  /**
+   * Removes a key's permit grants (or only `lockId`'s) on every tier, whoever holds them,
+   * for an operator already checked to see the resource: audited `permit-force-release`
+   * with the operator and reason, sent to the live feed, and the key's waiters are woken
+   * (docs/decisions/0185).
+   */
+  forceRelease(
+    resource: ResourceView,
+    input: { readonly businessKey: string; readonly lockId?: string },
+    by: PermitsForcedBy,
+  ): Promise<PermitView[]>;
+  /** True while a key the fleet has seen granted still holds a live permit on any tier. */
+  hasLiveGrants(resource: ResourceView): Promise<boolean>;
 }
 
 function infoOf(view: PermitView): PermitInfo {
@@ -129,7 +153,9 @@ function totalOf(resource: ResourceView): number {
  * that it is a semaphore (another tenant's resource is UNKNOWN_RESOURCE, a mutex is
  * INVALID_ARGUMENT on `kind`) before touching a store, and owns its metrics, logs and audit.
  */
-export function createSemaphoreUseCases(deps: SemaphoreUseCaseDeps): SemaphoreUseCases {
+export function createSemaphoreUseCases(
+  deps: SemaphoreUseCaseDeps & SemaphoreOperatorDeps,
+): SemaphoreUseCases {
   const { semaphoreMetrics: m } = deps;
 
   function audit(
@@ -202,9 +228,10 @@ export function createSemaphoreUseCases(deps: SemaphoreUseCaseDeps): SemaphoreUs
     let tier: Tier = deps.semaphores.tier;
     let grant: PermitGrant | undefined;
     // A wait is listed with the lock waiters (holder.waiters, fleet-wide) and ends with a
-    // shutdown's cancelAll; a release wakes it whether or not it is asleep yet.
-    const cancel = new AbortController();
-    const ended = AbortSignal.any([signal, cancel.signal]);
+    // shutdown's cancelAll; a release wakes it whether or not it is asleep yet. A try never
+    // waits: it gets no controller of its own (two allocations and a listener per call).
+    const cancel = waitMs > 0 ? new AbortController() : null;
+    const ended = cancel ? AbortSignal.any([signal, cancel.signal]) : signal;
     let woken = false;
     let wake: () => void = () => {
       woken = true;
@@ -216,10 +243,10 @@ export function createSemaphoreUseCases(deps: SemaphoreUseCaseDeps): SemaphoreUs
             fair: false,
             key,
             holder,
-            waitId: null,
+            waitId: input.waitId ?? null,
             tenantId: resource.tenantId,
             wake: () => wake(),
-            cancel: () => cancel.abort(),
+            cancel: () => cancel?.abort(),
           })
         : null;
     const unsubscribe = waiter ? deps.notifier.onRelease(key, () => wake()) : () => undefined;
@@ -261,7 +288,7 @@ export function createSemaphoreUseCases(deps: SemaphoreUseCaseDeps): SemaphoreUs
           RETRY_MAX_MS,
           result.retryAfterMs > 0 ? result.retryAfterMs : RETRY_MAX_MS,
         );
-        if (ended.aborted) throw new WaitCancelledError(null);
+        if (ended.aborted) throw new WaitCancelledError(input.waitId ?? null);
         if (woken) continue;
         const how = waiter
           ? await sleepUntilWoken(pauseMs, ended, (onWake) => {
@@ -273,7 +300,7 @@ export function createSemaphoreUseCases(deps: SemaphoreUseCaseDeps): SemaphoreUs
               };
             })
           : await sleepUntilWoken(pauseMs, ended, (onWake) => deps.notifier.onRelease(key, onWake));
-        if (how === "aborted") throw new WaitCancelledError(null);
+        if (how === "aborted") throw new WaitCancelledError(input.waitId ?? null);
       }
       outcome = "granted";
     } catch (error) {
@@ -511,5 +538,63 @@ export function createSemaphoreUseCases(deps: SemaphoreUseCaseDeps): SemaphoreUs
     );
   }
 
-  return { acquire, release, extend, inspect, list, reportLapsed };
+  async function forceRelease(
+    resource: ResourceView,
+    input: { readonly businessKey: string; readonly lockId?: string },
+    by: PermitsForcedBy,
+  ): Promise<PermitView[]> {
+    if (!deps.forced) throw new LockUnavailableError("this server cannot force-release permits");
+    const key = { resource: resource.name, businessKey: input.businessKey };
+    const removed = await deps.forced.forceRelease({
+      ...key,
+      ...(input.lockId === undefined ? {} : { lockId: input.lockId }),
+    });
+    for (const view of removed) {
+      deps.permits?.ended(view.lockId);
+      deps.hub.record(
+        auditRecord({
+          type: "permit-force-release",
+          tenantId: resource.tenantId,
+          ...key,
+          lockId: view.lockId,
+          fence: view.fence,
+          clientId: view.holder.clientId,
+          ownerId: view.holder.ownerId,
+          tier: view.tier,
+          actor: by.actor.slice(0, 128),
+          reason: `permits ${view.permits}: ${by.reason}`.slice(0, 500),
+          at: Date.now(),
+          grantedAt: view.grantedAt,
+        }),
+      );
+    }
+    if (removed.length > 0) deps.notifier.released(key);
+    deps.logger.info(
+      {
+        op: "semaphore.force-release",
+        ...key,
+        lockId: input.lockId ?? null,
+        removed: removed.map((view) => view.lockId),
+        actor: by.actor,
+        reason: by.reason,
+      },
+      removed.length > 0 ? "permits force-released" : "force-release found no permit",
+    );
+    return removed;
+  }
+
+  async function hasLiveGrants(resource: ResourceView): Promise<boolean> {
+    let cursor: string | undefined;
+    do {
+      const page = await list(resource, {
+        limit: LIST_KEYS_DEFAULT,
+        ...(cursor === undefined ? {} : { cursor }),
+      });
+      if (page.holders.length > 0) return true;
+      cursor = page.cursor ?? undefined;
+    } while (cursor !== undefined);
+    return false;
+  }
+
+  return { acquire, release, extend, inspect, list, reportLapsed, forceRelease, hasLiveGrants };
 }
