@@ -18,6 +18,18 @@ const TIER_TIMEOUT_MS = 60_000;
 // The whole suite, including a first `next build` (about 2 min on 2 cores).
 const SUITE_TIMEOUT_MS = 600_000;
 
+/** Whether `signal` aborts (the SDK lost the grant) within `ms`. */
+function lostWithin(signal: AbortSignal, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve(true);
+    const timer = setTimeout(() => resolve(false), ms);
+    signal.addEventListener("abort", () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+}
+
 void describe("console against the real stack", { timeout: SUITE_TIMEOUT_MS }, () => {
   let stack: E2eStack;
   let browser: Browser;
@@ -296,12 +308,34 @@ void describe("console against the real stack", { timeout: SUITE_TIMEOUT_MS }, (
       .locator('[data-testid="permits-table"] tr[data-key="partner-globex"]')
       .getByText("1 / 3")
       .waitFor();
+    // The timeline of the first key draws its two permit grants, held now, as soon as the
+    // permits show (even before the audit writer's batch is readable).
+    assert.equal(await page.locator("#timeline-key").inputValue(), "partner-acme");
+    await page
+      .getByTestId("timeline-count")
+      .getByText(/^2 permit grants,/)
+      .waitFor({ timeout: 5_000 });
+    assert.equal(
+      await page.locator('[data-testid="key-timeline"] .timeline-bar.end-live').count(),
+      2,
+    );
     await shot("08e-semaphore-permits");
     // A release shows without a reload (live events, 2 s polling the floor).
     await two.release();
     await acme.getByTestId("permits-in-use").getByText("1 / 3").waitFor({ timeout: 5_000 });
     await one.release();
-    await single.release();
+    // An operator force-releases the other key's permit grant by its lockId: the holder loses it.
+    const globex = page.locator('[data-testid="permits-table"] tr[data-key="partner-globex"]');
+    await globex.getByRole("button", { name: /Force release permit grant/ }).click();
+    const dialog = page.getByRole("alertdialog", { name: "Force release this permit grant?" });
+    await dialog.getByLabel(/Reason/).fill("partner sync wedged, INC-4714");
+    await dialog.getByRole("button", { name: "Force release" }).click();
+    await page
+      .getByTestId("release-notice")
+      .getByText(/the permit grant of partner-globex/)
+      .waitFor();
+    await globex.waitFor({ state: "detached", timeout: 5_000 });
+    assert.ok(await lostWithin(single.signal, 15_000), "the permit is lost after a force-release");
     await page.goto(`${stack.webUrl}/resources`);
     await page.getByLabel("Search by name").fill("e2e:");
     const listed = page.getByTestId("resources-table").locator("tr", { hasText: pool });
@@ -309,6 +343,89 @@ void describe("console against the real stack", { timeout: SUITE_TIMEOUT_MS }, (
     const mutexRow = page.getByTestId("resources-table").locator("tr", { hasText: resource });
     assert.match(await mutexRow.getByTestId("resource-kind").innerText(), /mutex/);
     await shot("08b-resources");
+  });
+
+  void it("registers a read-write lock without writer preference; shows its readers, a waiting writer, then the writer", async () => {
+    const config = `e2e:tenant-config-${Date.now().toString(36)}`;
+    await page.goto(`${stack.webUrl}/resources/new`);
+    await page.getByLabel("Name").fill(config);
+    await page.getByLabel("Tenant").fill(stack.tenant.id);
+    await page.getByLabel("kind", { exact: true }).selectOption("rwlock");
+    // A read-write lock has no permits; its writer preference is on unless turned off.
+    assert.equal(await page.getByLabel("permits", { exact: true }).count(), 0);
+    const preference = page.getByLabel("writerPreference");
+    assert.equal(await preference.isChecked(), true);
+    await preference.uncheck();
+    await page
+      .getByLabel("Description")
+      .fill("E2E: a tenant's config, read by many, rewritten rarely");
+    await shot("08f-rwlock-form");
+    await page.getByRole("button", { name: "Register" }).click();
+    await page.waitForURL(new RegExp(`/resources/${encodeURIComponent(config)}$`));
+    await page.getByRole("heading", { name: /Readers and writers/ }).waitFor();
+    await page.getByTestId("policy-writerPreference").getByText("off").waitFor();
+
+    const readerA = await locks.rw("read", config, "tenant-7", "render-1");
+    const readerB = await locks.rw("read", config, "tenant-7", "render-2");
+    assert.equal(readerA.fence, readerB.fence, "readers of one generation share a fence");
+    const writing = locks.rw("write", config, "tenant-7", "migrate-1", 30_000);
+    const key = page.locator('[data-testid="rw-table"] tr[data-key="tenant-7"]');
+    await key.getByTestId("rw-readers").getByText("2", { exact: true }).waitFor({ timeout: 5_000 });
+    assert.equal(await key.getByTestId("rw-read-fence").innerText(), readerA.fence);
+    assert.match(await key.getByTestId("rw-state").innerText(), /readers hold it/);
+    const readerRows = page.locator('[data-testid="rw-table"] tr[data-mode="read"]');
+    assert.equal(await readerRows.count(), 2);
+    assert.match(await readerRows.first().innerText(), /e2e-billing-worker-1 \/ render-1/);
+    // The writer waits for the readers: listed with the waiters.
+    await page.getByTestId("waiters-table").getByText("migrate-1").waitFor({ timeout: 5_000 });
+    // Without writer preference its wait stops no reader: a third one enters meanwhile.
+    const readerC = await locks.rw("read", config, "tenant-7", "render-3");
+    assert.equal(readerC.fence, readerA.fence);
+    await key.getByTestId("rw-readers").getByText("3", { exact: true }).waitFor({ timeout: 5_000 });
+    assert.equal(await key.getByTestId("rw-waiting-writers").innerText(), "0");
+    // holder.list rows name their kind.
+    const listed = page.getByTestId("holders-table").locator('tr[data-kind="read"]');
+    await listed.nth(2).waitFor({ timeout: 5_000 });
+    await page.getByTestId("rw-table").scrollIntoViewIfNeeded();
+    await shot("08g-rwlock-readers", true);
+
+    // Once the last reader leaves the writer is granted, with a fence above the readers'.
+    await readerA.release();
+    await readerB.release();
+    await readerC.release();
+    const writer = await writing;
+    assert.ok(BigInt(writer.fence ?? "0") > BigInt(readerA.fence ?? "0"), "fences only grow");
+    const writerRow = page.locator(`[data-testid="rw-table"] tr[data-lock-id="${writer.lockId}"]`);
+    await writerRow.waitFor({ timeout: 5_000 });
+    assert.match(await writerRow.innerText(), /write[\s\S]*migrate-1/);
+    // The key's timeline draws the three reads and the write.
+    await page
+      .getByTestId("timeline-count")
+      .getByText(/^4 read\/write grants,/)
+      .waitFor({ timeout: 10_000 });
+
+    // An operator force-releases the write grant by its lockId: the holder loses it.
+    await writerRow.getByRole("button", { name: /Force release write grant/ }).click();
+    const dialog = page.getByRole("alertdialog", { name: "Force release this write grant?" });
+    await dialog.getByLabel(/Reason/).fill("migration stuck on a dead host, INC-4713");
+    await shot("08h-rwlock-force-release-dialog");
+    await dialog.getByRole("button", { name: "Force release" }).click();
+    await page
+      .getByTestId("release-notice")
+      .getByText(/the write grant of tenant-7/)
+      .waitFor();
+    await writerRow.waitFor({ state: "detached", timeout: 5_000 });
+    assert.ok(
+      await lostWithin(writer.signal, 15_000),
+      "the writer's lease is lost after a force-release",
+    );
+    await page.goto(`${stack.webUrl}/resources`);
+    await page.getByLabel("Search by name").fill("e2e:tenant-config");
+    const row = page.getByTestId("resources-table").locator("tr", { hasText: config });
+    assert.match(
+      await row.getByTestId("resource-kind").innerText(),
+      /rwlock\s+no writer preference/,
+    );
   });
 
   void it("turns amber on the mysql tier when Redis stops", async () => {

@@ -1,4 +1,4 @@
-import { createWarden, type Campaign, type Lock, type Permit } from "@warden/sdk";
+import { createWarden, type Campaign, type Lock, type Permit, type RwLease } from "@warden/sdk";
 
 /**
  * The e2e's service under watch: a real `@warden/sdk` client (WebSocket, watchdog,
@@ -50,6 +50,21 @@ export function lockClient(apiUrl: string, apiKey: string, clientId: string) {
       permits: number,
     ): Promise<Permit> {
       return warden.semaphore(resource, businessKey).acquire({ permits, ownerId, waitMs: 5_000 });
+    },
+    /**
+     * A read (shared) or write grant of an rwlock resource's key (`rwlock.acquireRead` /
+     * `rwlock.acquireWrite` over the SDK's lock socket), held and renewed until released;
+     * waits server-side up to `waitMs`.
+     */
+    rw(
+      mode: "read" | "write",
+      resource: string,
+      businessKey: string,
+      ownerId: string,
+      waitMs = 5_000,
+    ): Promise<RwLease> {
+      const key = warden.rwLock(resource, businessKey);
+      return mode === "read" ? key.read({ ownerId, waitMs }) : key.write({ ownerId, waitMs });
     },
     /**
      * Campaigns for leadership of `businessKey` (the holder of its lock leads, its fence is

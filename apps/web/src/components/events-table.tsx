@@ -32,6 +32,16 @@ const TYPE_TONE: Record<string, string> = {
   tier: "tone-amber",
   epoch: "tone-gray",
   "local-mode": "tone-red",
+  // Permits and read-write grants, toned like a lock's steps.
+  "permit-grant": "tone-green",
+  "permit-release": "tone-blue",
+  "permit-expired": "tone-amber",
+  "permit-force-release": "tone-red",
+  "rwlock-grant": "tone-green",
+  "rwlock-release": "tone-blue",
+  "rwlock-expired": "tone-amber",
+  "rwlock-force-release": "tone-red",
+  "renewal-refused": "tone-amber",
 };
 
 /** Audit events, newest first; fences and lockIds link to their own searches. */

@@ -23,6 +23,8 @@ export function ForceReleaseDialog({
 }: ForceReleaseDialogProps) {
   const [reason, setReason] = useState("");
   const tooShort = reason.trim().length < 3;
+  const rw = target?.kind === "read" || target?.kind === "write";
+  const grant = rw || target?.kind === "permit";
   const close = () => {
     setReason("");
     onClose();
@@ -30,7 +32,7 @@ export function ForceReleaseDialog({
   return (
     <Dialog
       open={target !== null}
-      title="Force release this lock?"
+      title={grant ? `Force release this ${target?.kind ?? ""} grant?` : "Force release this lock?"}
       role="alertdialog"
       onClose={close}
       actions={
@@ -57,16 +59,40 @@ export function ForceReleaseDialog({
             if (!tooShort) onConfirm(reason.trim());
           }}
         >
-          <p>
-            The holder&apos;s lease ends now; its SDK aborts the lock&apos;s signal on its next
-            renewal. Its writes with this fence will be rejected by fence guards once a new holder
-            writes.
-          </p>
+          {target.kind === "permit" ? (
+            <p>
+              This permit grant ends now (the key&apos;s other permits stay held); its SDK aborts
+              the permit&apos;s signal on its next renewal, and a waiting acquire may take the freed
+              permits.
+            </p>
+          ) : rw ? (
+            <p>
+              This {target.kind} grant ends now
+              {target.kind === "read"
+                ? " (only this one: the key's other readers keep theirs)"
+                : ""}
+              ; its SDK aborts the lease&apos;s signal on its next renewal, and a writer waiting for
+              the key may be granted. Writes with this fence are rejected by fence guards once a
+              writer with a larger fence writes.
+            </p>
+          ) : (
+            <p>
+              The holder&apos;s lease ends now; its SDK aborts the lock&apos;s signal on its next
+              renewal. Its writes with this fence will be rejected by fence guards once a new holder
+              writes.
+            </p>
+          )}
           <dl className="facts">
             <dt>resource</dt>
             <dd className="mono">{target.resource}</dd>
             <dt>key</dt>
             <dd className="mono">{target.businessKey}</dd>
+            {grant ? (
+              <>
+                <dt>grant</dt>
+                <dd>{target.kind}</dd>
+              </>
+            ) : null}
             <dt>holder</dt>
             <dd className="mono">
               {target.clientId} / {target.ownerId}

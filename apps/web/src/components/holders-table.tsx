@@ -9,8 +9,10 @@ export interface HoldersTableProps {
   readonly rows: readonly HolderRow[];
   readonly canOperate: boolean;
   readonly onForceRelease: (row: HolderRow) => void;
-  /** Asks the holder's SDK to release the lock (cooperative revocation). */
+  /** Asks the holder's SDK to release the lock (cooperative revocation; locks only). */
   readonly onRequestRelease?: (row: HolderRow) => void;
+  /** Adds a Kind column (a read-write lock's `read` / `write` grants). */
+  readonly showKind?: boolean;
 }
 
 /** Live holders: key, holder, fence, age, a countdown that ticks every second, renewals. */
@@ -19,6 +21,7 @@ export function HoldersTable({
   canOperate,
   onForceRelease,
   onRequestRelease,
+  showKind = false,
 }: HoldersTableProps) {
   if (rows.length === 0)
     return <p className="empty">Nobody holds a key of this resource right now.</p>;
@@ -28,6 +31,7 @@ export function HoldersTable({
         <thead>
           <tr>
             <th scope="col">Key</th>
+            {showKind ? <th scope="col">Kind</th> : null}
             <th scope="col">Holder (clientId / ownerId)</th>
             <th scope="col" className="num">
               Fence
@@ -53,8 +57,16 @@ export function HoldersTable({
               key={row.id}
               className={row.overdue ? "row-warn" : undefined}
               data-lock-id={row.lockId}
+              data-kind={row.kind}
             >
               <td className="mono">{row.businessKey}</td>
+              {showKind ? (
+                <td data-testid="holder-kind">
+                  <span className={`pill ${row.kind === "write" ? "tone-amber" : "tone-blue"}`}>
+                    {row.kind}
+                  </span>
+                </td>
+              ) : null}
               <td className="mono wrap-narrow">
                 {row.clientId} / {row.ownerId}
                 {row.reentry > 1 ? <span className="faint"> ×{row.reentry}</span> : null}
@@ -88,7 +100,7 @@ export function HoldersTable({
               </td>
               <td className="num">{row.renewals}</td>
               <td>
-                {onRequestRelease ? (
+                {onRequestRelease && row.kind === "lock" ? (
                   <button
                     type="button"
                     className="button button-small"
@@ -109,7 +121,7 @@ export function HoldersTable({
                   className="button button-small button-danger"
                   disabled={!canOperate}
                   title={canOperate ? undefined : "Operators only"}
-                  aria-label={`Force release ${row.businessKey} held by ${row.clientId}`}
+                  aria-label={`Force release ${row.kind === "lock" ? "" : `${row.kind} grant of `}${row.businessKey} held by ${row.clientId}`}
                   onClick={() => onForceRelease(row)}
                 >
                   Force release

@@ -15,22 +15,34 @@ export interface KeyTimelineViewProps {
   readonly timeline: KeyTimeline | null;
   readonly fromMs: number;
   readonly toMs: number;
-  /** A semaphore key: holds overlap by design (up to its permits), so overlaps are not flagged. */
-  readonly shared?: boolean;
+  /**
+   * The resource's kind: a semaphore's permit grants overlap by design and a read-write
+   * lock's readers do (the timeline lists only the overlaps the kind forbids); it names what
+   * a bar is.
+   */
+  readonly kind?: string;
 }
 
+const NOUN: Readonly<Record<string, string>> = {
+  semaphore: "permit grant",
+  rwlock: "read/write grant",
+};
+
 /** Who held one key when: one bar per hold, overlaps shaded red, gaps left empty. */
-export function KeyTimelineView({ timeline, fromMs, toMs, shared = false }: KeyTimelineViewProps) {
+export function KeyTimelineView({ timeline, fromMs, toMs, kind = "mutex" }: KeyTimelineViewProps) {
   if (timeline === null) return <p className="empty">Pick a key.</p>;
-  const overlaps = shared ? [] : timeline.overlaps;
+  const overlaps = timeline.overlaps;
+  const shared = kind === "semaphore";
+  const noun = NOUN[kind] ?? "hold";
   const lanes = Math.max(1, timeline.lanes);
   const span = Math.max(1, toMs - fromMs);
   return (
     <div data-testid="key-timeline">
       {overlaps.length > 0 ? (
         <div className="notice tone-red" role="alert">
-          {overlaps.length} overlapping hold{overlaps.length === 1 ? "" : "s"}: two holders at once
-          (local tier, or a broken exclusion).
+          {overlaps.length} overlapping hold{overlaps.length === 1 ? "" : "s"}:{" "}
+          {kind === "rwlock" ? "a writer with another holder" : "two holders at once"} (local tier,
+          or a broken exclusion).
         </div>
       ) : null}
       <div className="timeline" style={{ height: lanes * LANE_PX + 8 }}>
@@ -48,14 +60,15 @@ export function KeyTimelineView({ timeline, fromMs, toMs, shared = false }: KeyT
         {timeline.intervals.map((interval) => (
           <div
             key={interval.lockId}
-            className={`timeline-bar end-${interval.end}`}
+            className={`timeline-bar end-${interval.end}${interval.mode ? ` mode-${interval.mode}` : ""}`}
             style={{
               left: `${interval.leftPct}%`,
               width: `${interval.widthPct}%`,
               top: 4 + interval.lane * LANE_PX,
             }}
-            title={`${interval.clientId ?? "?"}/${interval.ownerId ?? "?"} · fence ${interval.fence ?? "none"} · ${formatClock(interval.startMs)} → ${formatClock(interval.endMs)} (${formatDuration(interval.endMs - interval.startMs)}) · ${END_LABEL[interval.end]}`}
+            title={`${interval.mode ? `${interval.mode} · ` : ""}${interval.clientId ?? "?"}/${interval.ownerId ?? "?"} · fence ${interval.fence ?? "none"} · ${formatClock(interval.startMs)} → ${formatClock(interval.endMs)} (${formatDuration(interval.endMs - interval.startMs)}) · ${END_LABEL[interval.end]}`}
           >
+            {interval.mode ? `${interval.mode === "read" ? "R" : "W"} · ` : ""}
             {interval.clientId ?? "?"} · {interval.fence ?? "no fence"}
           </div>
         ))}
@@ -88,8 +101,9 @@ export function KeyTimelineView({ timeline, fromMs, toMs, shared = false }: KeyT
             overlap
           </span>
         )}
-        <span>
-          {timeline.intervals.length} {shared ? "permit grant" : "hold"}
+        {kind === "rwlock" ? <span>R = read (readers share), W = write</span> : null}
+        <span data-testid="timeline-count">
+          {timeline.intervals.length} {noun}
           {timeline.intervals.length === 1 ? "" : "s"}, {timeline.gaps.length} gaps
         </span>
       </div>
@@ -99,6 +113,7 @@ export function KeyTimelineView({ timeline, fromMs, toMs, shared = false }: KeyT
           {timeline.intervals.map((interval) => (
             <tr key={interval.lockId}>
               <td>{interval.clientId}</td>
+              <td>{interval.mode ?? ""}</td>
               <td>{interval.fence}</td>
               <td>{formatClock(interval.startMs)}</td>
               <td>{formatClock(interval.endMs)}</td>

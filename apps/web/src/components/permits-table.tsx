@@ -1,5 +1,5 @@
 import Link from "next/link";
-import type { PermitKeyRow } from "../lib/key-state";
+import type { PermitKeyRow, PermitRow } from "../lib/key-state";
 import { eventsHref } from "../lib/links";
 
 const COUNTDOWN_CLASS = { ok: "", low: "countdown-low", expired: "countdown-expired" } as const;
@@ -8,10 +8,15 @@ const COUNTDOWN_CLASS = { ok: "", low: "countdown-low", expired: "countdown-expi
 export function PermitsTable({
   rows,
   keysRead,
+  canOperate,
+  onForceRelease,
 }: {
   readonly rows: readonly PermitKeyRow[];
   /** Recently seen keys looked at, for the empty state. */
   readonly keysRead: number;
+  readonly canOperate: boolean;
+  /** Force-releases one permit grant (its lockId); the key's other permits stay. */
+  readonly onForceRelease: (key: PermitKeyRow, permit: PermitRow) => void;
 }) {
   if (rows.length === 0) {
     return (
@@ -39,6 +44,9 @@ export function PermitsTable({
             </th>
             <th scope="col" className="num">
               Expires in
+            </th>
+            <th scope="col">
+              <span className="visually-hidden">Actions</span>
             </th>
           </tr>
         </thead>
@@ -94,6 +102,18 @@ export function PermitsTable({
                 <td className="num">{permit.age}</td>
                 <td className={`num ${COUNTDOWN_CLASS[permit.countdown.state]}`}>
                   {permit.countdown.text}
+                </td>
+                <td>
+                  <button
+                    type="button"
+                    className="button button-small button-danger"
+                    disabled={!canOperate}
+                    title={canOperate ? undefined : "Operators only"}
+                    aria-label={`Force release permit grant of ${key.businessKey} held by ${permit.clientId} / ${permit.ownerId}`}
+                    onClick={() => onForceRelease(key, permit)}
+                  >
+                    Force release
+                  </button>
                 </td>
               </tr>
             )),

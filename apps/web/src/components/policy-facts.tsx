@@ -47,9 +47,22 @@ export function PolicyFacts({
         note={
           resource.kind === "mutex"
             ? "one holder per key; for leader election the holder leads, its fence is the term"
-            : undefined
+            : resource.kind === "rwlock"
+              ? "many readers (sharing one fence) or one writer per key"
+              : undefined
         }
       />
+      {resource.kind === "rwlock" ? (
+        <Fact
+          name="writerPreference"
+          value={resource.writerPreference ? "on" : "off"}
+          note={
+            resource.writerPreference
+              ? "a waiting writer stops new readers: writers do not starve"
+              : "readers keep entering while a writer waits: a writer waits for a moment with no reader"
+          }
+        />
+      ) : null}
       <Fact name="defaultLeaseMs" value={ms(resource.defaultLeaseMs)} />
       <Fact name="maxLeaseMs" value={ms(resource.maxLeaseMs)} />
       <Fact name="maxRenewals" value={resource.maxRenewals ?? "unlimited"} />
@@ -58,24 +71,31 @@ export function PolicyFacts({
         value={resource.expectedHoldMs === null ? "—" : ms(resource.expectedHoldMs)}
         note={resource.expectedHoldMs === null ? "no long-hold alert" : "alert past 3×"}
       />
-      <Fact
-        name="releaseOnDisconnectMs"
-        value={resource.releaseOnDisconnectMs === null ? "—" : ms(resource.releaseOnDisconnectMs)}
-        note={
-          resource.releaseOnDisconnectMs === null
-            ? "a gone holder keeps its locks until their TTL"
-            : "a gone holder's locks are released once it is gone that long"
-        }
-      />
-      <Fact
-        name="lockDelayMs"
-        value={resource.lockDelayMs === 0 ? "0 (none)" : ms(resource.lockDelayMs)}
-        note={
-          resource.lockDelayMs === 0
-            ? "a key is free as soon as its lease ends"
-            : "no grant of a key for that long after its lease expired or was force-released"
-        }
-      />
+      {/* A mutex's alone: the registry refuses both on a semaphore or a read-write lock. */}
+      {resource.kind === "mutex" ? (
+        <>
+          <Fact
+            name="releaseOnDisconnectMs"
+            value={
+              resource.releaseOnDisconnectMs === null ? "—" : ms(resource.releaseOnDisconnectMs)
+            }
+            note={
+              resource.releaseOnDisconnectMs === null
+                ? "a gone holder keeps its locks until their TTL"
+                : "a gone holder's locks are released once it is gone that long"
+            }
+          />
+          <Fact
+            name="lockDelayMs"
+            value={resource.lockDelayMs === 0 ? "0 (none)" : ms(resource.lockDelayMs)}
+            note={
+              resource.lockDelayMs === 0
+                ? "a key is free as soon as its lease ends"
+                : "no grant of a key for that long after its lease expired or was force-released"
+            }
+          />
+        </>
+      ) : null}
       <Fact
         name="degrade"
         value={resource.degrade ? "yes, to MySQL" : "no"}

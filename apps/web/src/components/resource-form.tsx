@@ -1,7 +1,14 @@
 import type { ReactNode } from "react";
 import type { ResourceFormView } from "../hooks/use-resource-form";
 import { formatDuration } from "../lib/format-time";
-import type { ResourceFormField } from "../lib/resource-form";
+import type { ResourceFormField, ResourceFormValues } from "../lib/resource-form";
+
+/** The kinds a resource can be registered as. */
+const KINDS: readonly ResourceFormValues["kind"][] = ["mutex", "semaphore", "rwlock"];
+
+function kindOf(value: string): ResourceFormValues["kind"] {
+  return KINDS.find((kind) => kind === value) ?? "mutex";
+}
 
 function Field({
   id,
@@ -119,6 +126,9 @@ export function ResourceForm({
       "release a holder's locks once its SDK instance is gone from every server this long, 0–60000 ms. Blank = at their TTL only",
     waitReplicas: "Redis replicas that must acknowledge each grant (WAIT), 0–16",
     permits: "a semaphore's total per key, 1–10000; blank for a mutex",
+    kind: "mutex = one holder per key; semaphore = at most permits per key; rwlock = many readers or one writer per key. Fixed once registered",
+    writerPreference:
+      "on: a writer waiting for the key stops new readers, so writers do not starve; off: readers keep entering while a writer waits",
     lockDelayMs:
       "after a lease expires or is force-released, grant the key to nobody for this long, 0–60000 ms; 0 or blank = none. A voluntary release starts none",
   };
@@ -183,25 +193,29 @@ export function ResourceForm({
             >
               <input {...text("expectedHoldMs", hints.expectedHoldMs, "numeric")} className="num" />
             </Field>
-            <Field
-              id="rf-releaseOnDisconnectMs"
-              label="releaseOnDisconnectMs"
-              hint={hints.releaseOnDisconnectMs}
-              error={errors.releaseOnDisconnectMs}
-            >
-              <input
-                {...text("releaseOnDisconnectMs", hints.releaseOnDisconnectMs, "numeric")}
-                className="num"
-              />
-            </Field>
-            <Field
-              id="rf-lockDelayMs"
-              label="lockDelayMs"
-              hint={hints.lockDelayMs}
-              error={errors.lockDelayMs}
-            >
-              <input {...text("lockDelayMs", hints.lockDelayMs, "numeric")} className="num" />
-            </Field>
+            {values.kind === "mutex" ? (
+              <>
+                <Field
+                  id="rf-releaseOnDisconnectMs"
+                  label="releaseOnDisconnectMs"
+                  hint={hints.releaseOnDisconnectMs}
+                  error={errors.releaseOnDisconnectMs}
+                >
+                  <input
+                    {...text("releaseOnDisconnectMs", hints.releaseOnDisconnectMs, "numeric")}
+                    className="num"
+                  />
+                </Field>
+                <Field
+                  id="rf-lockDelayMs"
+                  label="lockDelayMs"
+                  hint={hints.lockDelayMs}
+                  error={errors.lockDelayMs}
+                >
+                  <input {...text("lockDelayMs", hints.lockDelayMs, "numeric")} className="num" />
+                </Field>
+              </>
+            ) : null}
             <Field
               id="rf-waitReplicas"
               label="waitReplicas"
@@ -210,32 +224,58 @@ export function ResourceForm({
             >
               <input {...text("waitReplicas", hints.waitReplicas, "numeric")} className="num" />
             </Field>
-            <Field
-              id="rf-kind"
-              label="kind"
-              hint="mutex = one holder per key; semaphore = at most permits per key. Fixed once registered"
-              error={errors.kind}
-            >
+            <Field id="rf-kind" label="kind" hint={hints.kind} error={errors.kind}>
               <select
                 id="rf-kind"
                 name="kind"
                 value={values.kind}
                 disabled={form.mode === "edit"}
                 aria-describedby="rf-kind-hint"
-                onChange={(event) =>
-                  form.set("kind", event.target.value === "semaphore" ? "semaphore" : "mutex")
-                }
+                onChange={(event) => form.set("kind", kindOf(event.target.value))}
               >
-                <option value="mutex">mutex</option>
-                <option value="semaphore">semaphore</option>
-                {values.kind !== "mutex" && values.kind !== "semaphore" ? (
-                  <option value={values.kind}>{values.kind}</option>
-                ) : null}
+                {KINDS.map((kind) => (
+                  <option key={kind} value={kind}>
+                    {kind}
+                  </option>
+                ))}
               </select>
             </Field>
-            <Field id="rf-permits" label="permits" hint={hints.permits} error={errors.permits}>
-              <input {...text("permits", hints.permits, "numeric")} className="num" />
-            </Field>
+            {values.kind === "rwlock" ? (
+              <div className="field">
+                <label className="field field-check" htmlFor="rf-writerPreference">
+                  <input
+                    id="rf-writerPreference"
+                    type="checkbox"
+                    name="writerPreference"
+                    checked={values.writerPreference}
+                    aria-describedby={describedBy(
+                      "rf-writerPreference",
+                      true,
+                      errors.writerPreference,
+                    )}
+                    aria-invalid={errors.writerPreference ? true : undefined}
+                    onChange={(event) => form.set("writerPreference", event.target.checked)}
+                  />
+                  writerPreference
+                </label>
+                <span className="field-hint" id="rf-writerPreference-hint">
+                  {hints.writerPreference}
+                </span>
+                {errors.writerPreference ? (
+                  <span
+                    className="field-error"
+                    id="rf-writerPreference-error"
+                    data-testid="error-writerPreference"
+                  >
+                    {errors.writerPreference}
+                  </span>
+                ) : null}
+              </div>
+            ) : (
+              <Field id="rf-permits" label="permits" hint={hints.permits} error={errors.permits}>
+                <input {...text("permits", hints.permits, "numeric")} className="num" />
+              </Field>
+            )}
             <Field
               id="rf-localFallback"
               label="localFallback"

@@ -6,9 +6,11 @@ import { resourceHref } from "../lib/links";
 export interface ResourceListItem {
   readonly name: string;
   readonly tenantId: string;
-  /** mutex, semaphore (with its permits per key), or a later kind. */
+  /** mutex, semaphore (with its permits per key), rwlock (with its writer preference), or a later kind. */
   readonly kind: string;
   readonly permits: number | null;
+  /** rwlock only: whether a waiting writer stops new readers. */
+  readonly writerPreference: boolean;
   readonly lockDelayMs: number;
   readonly defaultLeaseMs: number;
   readonly maxLeaseMs: number;
@@ -61,6 +63,13 @@ export function ResourcesTable({ resources }: { readonly resources: readonly Res
                     semaphore{" "}
                     <span className="faint num" title="permits per key">
                       ×{resource.permits ?? "?"}
+                    </span>
+                  </>
+                ) : resource.kind === "rwlock" ? (
+                  <>
+                    rwlock{" "}
+                    <span className="faint" title="writerPreference">
+                      {resource.writerPreference ? "writers first" : "no writer preference"}
                     </span>
                   </>
                 ) : (

@@ -5,6 +5,8 @@ import { useTRPC } from "../trpc/react";
 
 /** What a force-release names: the key, and the grant that was on screen. */
 export interface ForceReleaseTarget {
+  /** What the grant is: `lock`, `permit`, or a read-write `read` / `write` grant. */
+  readonly kind: string;
   readonly resource: string;
   readonly businessKey: string;
   readonly lockId: string;
@@ -15,7 +17,8 @@ export interface ForceReleaseTarget {
 
 /**
  * `holder.forceRelease` of exactly the grant the operator saw (its lockId: a newer grant
- * of the same key is left alone), then a refresh of holders and the audit.
+ * of the same key, or another reader of it, is left alone), then a refresh of holders, the
+ * per-key state and the audit.
  */
 export function useForceRelease(onDone: (removed: boolean) => void) {
   const trpc = useTRPC();
@@ -25,9 +28,11 @@ export function useForceRelease(onDone: (removed: boolean) => void) {
       onSuccess: async (result) => {
         await Promise.all([
           queryClient.invalidateQueries(trpc.holder.pathFilter()),
+          queryClient.invalidateQueries(trpc.keyState.pathFilter()),
           queryClient.invalidateQueries(trpc.event.pathFilter()),
         ]);
-        onDone(result.removed !== null);
+        // A mutex's lease is `removed`; a permit or a read or write grant is in `removedGrants`.
+        onDone(result.removed !== null || result.removedGrants.length > 0);
       },
     }),
   );

@@ -18,12 +18,15 @@ import {
   leaderOf,
   lockDelayRows,
   permitKeyRows,
+  rwKeyRows,
   type LeaderView,
   type LockDelayRow,
   type MutexKeyState,
   type PermitKeyRow,
+  type RwKeyRow,
 } from "../lib/key-state";
-import { buildKeyTimeline, type KeyTimeline } from "../lib/key-timeline";
+import { holdEventsOf, liveHoldEvents, modeOfKind, type LiveGrant } from "../lib/hold-events";
+import { buildKeyTimeline, type KeyTimeline, type TimelineSharing } from "../lib/key-timeline";
 import { termHistory, type Term } from "../lib/term-history";
 import { useTRPC } from "../trpc/react";
 import { useNow } from "./use-now";
@@ -35,10 +38,10 @@ const CHART_STEP_SEC = 5;
 export const TIMELINE_WINDOWS_MS = [60_000, 300_000, 900_000] as const;
 /** Most keys whose live state (permits, lock-delay) is read at once (`keyState.keys`). */
 const STATE_KEYS_MAX = 50;
-// A semaphore's audit names its grants and releases apart from a lock's; the timeline reads both.
-const PERMIT_EVENT_AS: Record<string, string> = {
-  "permit-grant": "grant",
-  "permit-release": "release",
+// Holds of one key may overlap: a semaphore's permit grants, a read-write lock's readers.
+const SHARING: Readonly<Record<string, TimelineSharing>> = {
+  semaphore: "all",
+  rwlock: "readers",
 };
 
 /** A waiter in queue order. */
@@ -66,6 +69,7 @@ export interface ResourceDetailView {
     readonly lockDelayMs: number;
     readonly kind: ResourceKind;
     readonly permits: number | null;
+    readonly writerPreference: boolean;
     readonly degrade: boolean;
     readonly localFallback: "deny" | "allow";
     readonly fair: boolean;
@@ -99,7 +103,9 @@ export interface ResourceDetailView {
   readonly setTimelineWindowMs: (ms: number) => void;
   /** Semaphore keys with permits in use (from the recently seen keys), fullest first. */
   readonly permitKeys: readonly PermitKeyRow[];
-  /** How many recently seen keys were looked at for permits or a lock-delay. */
+  /** Read-write keys held or waited for (from the recently seen keys), contended first. */
+  readonly rwKeys: readonly RwKeyRow[];
+  /** How many recently seen keys were looked at for permits, grants or a lock-delay. */
   readonly stateKeysRead: number;
   /** Mutex keys a lock-delay holds back now (docs/decisions/0175). */
   readonly lockDelays: readonly LockDelayRow[];
@@ -156,13 +162,14 @@ export function useResourceDetail(name: string): ResourceDetailView {
   );
 
   // Live state of the chosen key, and of the recently seen keys where the list needs it: a
-  // semaphore's permits (holder.list knows only locks), a mutex's lock-delays.
+  // semaphore's permits, a read-write lock's readers, writer and waiting writers, a mutex's
+  // lock-delays.
   const kind = resource.data?.kind;
   const lockDelayMs = resource.data?.lockDelayMs ?? 0;
   const stateKeys = useMemo(() => {
-    if (kind !== "mutex" && kind !== "semaphore") return [];
+    if (kind !== "mutex" && kind !== "semaphore" && kind !== "rwlock") return [];
     const chosen = timelineKey === null ? [] : [timelineKey];
-    const all = kind === "semaphore" || lockDelayMs > 0;
+    const all = kind !== "mutex" || lockDelayMs > 0;
     return [...new Set([...chosen, ...(all ? keys : [])])].slice(0, STATE_KEYS_MAX);
   }, [kind, lockDelayMs, timelineKey, keys]);
   const keyStates = useQuery(
@@ -189,27 +196,56 @@ export function useResourceDetail(name: string): ResourceDetailView {
   const chosenMutex: MutexKeyState | undefined =
     chosenState && "lease" in chosenState ? chosenState : undefined;
 
+  // What the store holds on the chosen key now: drawn even before (or long after) its
+  // grant's audit row can be read, so a held permit or lease is never missing from the timeline.
+  const liveGrants = useMemo(() => {
+    const live = new Map<string, LiveGrant>();
+    for (const lease of holders.data?.holders ?? []) {
+      if (lease.businessKey !== timelineKey) continue;
+      live.set(lease.lockId, {
+        lockId: lease.lockId,
+        fence: lease.fence,
+        clientId: lease.holder.clientId,
+        ownerId: lease.holder.ownerId,
+        grantedAt: lease.grantedAt,
+        mode: modeOfKind(lease.kind),
+      });
+    }
+    const grants =
+      chosenState === undefined
+        ? []
+        : "holders" in chosenState
+          ? chosenState.holders
+          : "readers" in chosenState
+            ? [...(chosenState.writer === null ? [] : [chosenState.writer]), ...chosenState.readers]
+            : chosenState.lease === null
+              ? []
+              : [chosenState.lease];
+    for (const grant of grants) {
+      live.set(grant.lockId, {
+        lockId: grant.lockId,
+        fence: grant.fence,
+        clientId: grant.holder.clientId,
+        ownerId: grant.holder.ownerId,
+        grantedAt: grant.grantedAt,
+        mode: "mode" in grant ? grant.mode : null,
+      });
+    }
+    return [...live.values()];
+  }, [holders.data, chosenState, timelineKey]);
+
+  const sharing = SHARING[kind ?? ""] ?? "none";
   const timeline = useMemo(() => {
     if (timelineKey === null || !keyEvents.data) return null;
-    const liveIds = new Set(
-      (holders.data?.holders ?? [])
-        .filter((l) => l.businessKey === timelineKey)
-        .map((l) => l.lockId),
-    );
-    if (chosenState && "holders" in chosenState) {
-      for (const permit of chosenState.holders) liveIds.add(permit.lockId);
-    }
+    const fromMs = now - timelineWindowMs;
     return buildKeyTimeline(
-      keyEvents.data.events.map((event) => ({
-        ...event,
-        type: PERMIT_EVENT_AS[event.type] ?? event.type,
-        atMs: event.at,
-      })),
-      liveIds,
-      now - timelineWindowMs,
+      [...holdEventsOf(keyEvents.data.events), ...liveHoldEvents(liveGrants, fromMs)],
+      new Set(liveGrants.map((grant) => grant.lockId)),
+      fromMs,
       now,
+      sharing,
     );
-  }, [timelineKey, keyEvents.data, holders.data, chosenState, now, timelineWindowMs]);
+  }, [timelineKey, keyEvents.data, liveGrants, now, timelineWindowMs, sharing]);
 
   const liveLockId =
     chosenMutex?.lease?.lockId ??
@@ -231,6 +267,10 @@ export function useResourceDetail(name: string): ResourceDetailView {
       stateData?.kind === "semaphore"
         ? permitKeyRows(stateData.keys, stateData.totalPermits, stateAt, now)
         : [],
+    [stateData, stateAt, now],
+  );
+  const rwKeys = useMemo(
+    () => (stateData?.kind === "rwlock" ? rwKeyRows(stateData.keys, stateAt, now) : []),
     [stateData, stateAt, now],
   );
   const lockDelays = useMemo(
@@ -264,6 +304,7 @@ export function useResourceDetail(name: string): ResourceDetailView {
     timelineWindowMs,
     setTimelineWindowMs,
     permitKeys,
+    rwKeys,
     stateKeysRead: stateKeys.length,
     lockDelays,
     leader: leaderOf(chosenMutex, stateAt, now),

@@ -5,6 +5,7 @@ const STORE_AHEAD_MS = 60_000; // the browser's clock is a minute behind the sto
 
 function lease(patch: Partial<LiveHolder> = {}): LiveHolder {
   return {
+    kind: "lock",
     resource: "order:settle",
     businessKey: "o-1",
     lockId: "A".repeat(22),
@@ -55,5 +56,22 @@ describe("holderRows", () => {
     );
     expect(rows.map((row) => row.businessKey)).toEqual(["o-2", "o-9"]);
     expect(rows[1]).toMatchObject({ age: "—", renewals: "—", overdue: false });
+  });
+
+  it("keeps a read-write grant's kind, and lists a key's writer before its readers", () => {
+    const rows = holderRows(
+      [
+        lease({ kind: "read", businessKey: "cfg", lockId: "R".repeat(22) }),
+        lease({ kind: "write", businessKey: "cfg", lockId: "W".repeat(22) }),
+        lease({ kind: "read", businessKey: "a-cfg", lockId: "Q".repeat(22) }),
+      ],
+      1_000_000,
+      1_000_000,
+    );
+    expect(rows.map((row) => [row.businessKey, row.kind])).toEqual([
+      ["a-cfg", "read"],
+      ["cfg", "write"],
+      ["cfg", "read"],
+    ]);
   });
 });

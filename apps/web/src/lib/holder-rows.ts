@@ -2,6 +2,8 @@ import { countdown, formatAge, type Countdown } from "./format-time";
 
 /** A live lease as `holder.list` returns it (the fields the table reads). */
 export interface LiveHolder {
+  /** `lock` (a mutex lease), `permit`, or a read-write grant's `read` / `write`. */
+  readonly kind: string;
   readonly resource: string;
   readonly businessKey: string;
   readonly lockId: string;
@@ -22,6 +24,8 @@ export interface LiveHolder {
 /** One row of the live holders table, recomputed every second. */
 export interface HolderRow {
   readonly id: string;
+  /** `lock`, `permit`, `read` or `write`, as `holder.list` says. */
+  readonly kind: string;
   readonly businessKey: string;
   readonly lockId: string;
   readonly fence: string | null;
@@ -36,6 +40,8 @@ export interface HolderRow {
   /** Held past 3× the resource's expectedHoldMs. */
   readonly overdue: boolean;
 }
+
+const KIND_ORDER = (kind: string) => (kind === "write" ? 0 : kind === "read" ? 1 : 2);
 
 /**
  * Table rows for live holders. The countdown runs on the browser's monotonic-enough clock
@@ -59,6 +65,7 @@ export function holderRows(
           : Math.max(lease.ttlMs, lease.expiresAt - lease.grantedAt);
       return {
         id: lease.lockId,
+        kind: lease.kind,
         businessKey: lease.businessKey,
         lockId: lease.lockId,
         fence: lease.fence,
@@ -73,5 +80,10 @@ export function holderRows(
           heldMs !== null && lease.expectedHoldMs !== null && heldMs > 3 * lease.expectedHoldMs,
       };
     })
-    .sort((a, b) => a.businessKey.localeCompare(b.businessKey));
+    .sort(
+      (a, b) =>
+        a.businessKey.localeCompare(b.businessKey) ||
+        // A key's writer before its readers.
+        KIND_ORDER(a.kind) - KIND_ORDER(b.kind),
+    );
 }

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { leaderOf, lockDelayRows, permitKeyRows, type PermitState } from "./key-state";
+import {
+  leaderOf,
+  lockDelayRows,
+  permitKeyRows,
+  rwKeyRows,
+  type PermitState,
+  type RwGrantState,
+} from "./key-state";
 
 const received = 1_000_000;
 
@@ -97,5 +104,86 @@ describe("leaderOf", () => {
       null,
     );
     expect(leaderOf(undefined, received, received)).toBeNull();
+  });
+});
+
+function rwGrant(
+  lockId: string,
+  mode: "read" | "write",
+  grantedAt: number,
+  ttlMs: number,
+): RwGrantState {
+  return {
+    lockId,
+    mode,
+    fence: mode === "read" ? "900" : lockId.replace(/\D/g, ""),
+    holder: { clientId: `client-${lockId}`, ownerId: `${mode}-job` },
+    grantedAt,
+    renewals: 3,
+    // The store's clock runs 5 s ahead of the browser's here.
+    expiresAt: received + 5_000 + ttlMs,
+    ttlMs,
+    tier: "redis",
+  };
+}
+
+describe("rwKeyRows", () => {
+  it("lists held or awaited keys: waiting writers first, then most readers; idle keys left out", () => {
+    const rows = rwKeyRows(
+      [
+        { businessKey: "idle", writer: null, readers: [], readFence: "7", waitingWriters: 0 },
+        {
+          businessKey: "written",
+          writer: rwGrant("w41", "write", received + 5_000 - 2_000, 9_000),
+          readers: [],
+          readFence: null,
+          waitingWriters: 0,
+        },
+        {
+          businessKey: "read",
+          writer: null,
+          readers: [
+            rwGrant("r2", "read", received + 5_000 - 1_000, 4_000),
+            rwGrant("r1", "read", received + 5_000 - 3_000, 8_000),
+          ],
+          readFence: "900",
+          waitingWriters: 0,
+        },
+        {
+          businessKey: "contended",
+          writer: null,
+          readers: [rwGrant("r3", "read", received + 5_000 - 500, 9_500)],
+          readFence: "900",
+          waitingWriters: 2,
+        },
+        { businessKey: "awaited", writer: null, readers: [], readFence: null, waitingWriters: 1 },
+      ],
+      received,
+      received + 1_000,
+    );
+    expect(
+      rows.map((r) => [r.businessKey, r.state, r.readers.length, r.readFence, r.waitingWriters]),
+    ).toEqual([
+      ["contended", "read", 1, "900", 2],
+      ["awaited", "free", 0, null, 1],
+      ["read", "read", 2, "900", 0],
+      ["written", "write", 0, null, 0],
+    ]);
+    // Readers oldest first; ages on the store's clock, countdowns from the ttl.
+    expect(
+      rows[2]?.readers.map((g) => [g.lockId, g.mode, g.fence, g.age, g.countdown.text, g.renewals]),
+    ).toEqual([
+      ["r1", "read", "900", "4.0 s", "0:07", 3],
+      ["r2", "read", "900", "2.0 s", "0:03", 3],
+    ]);
+    expect(rows[3]?.writer).toMatchObject({
+      lockId: "w41",
+      mode: "write",
+      fence: "41",
+      clientId: "client-w41",
+      ownerId: "write-job",
+      age: "3.0 s",
+      countdown: { text: "0:08", state: "ok" },
+    });
   });
 });

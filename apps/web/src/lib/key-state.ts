@@ -181,3 +181,112 @@ export function leaderOf(
     tier: lease.tier,
   };
 }
+
+/** A read or write grant as `keyState.keys` returns it for an rwlock key (the fields shown). */
+export interface RwGrantState {
+  readonly lockId: string;
+  readonly mode: "read" | "write";
+  readonly fence: string | null;
+  readonly holder: { readonly clientId: string; readonly ownerId: string };
+  readonly grantedAt: number;
+  readonly renewals: number;
+  readonly expiresAt: number;
+  /** Lease left when the store answered, in ms. */
+  readonly ttlMs: number;
+  readonly tier: string;
+}
+
+/** An rwlock key as `keyState.keys` returns it. */
+export interface RwKeyState {
+  readonly businessKey: string;
+  readonly writer: RwGrantState | null;
+  /** Oldest grant first. */
+  readonly readers: readonly RwGrantState[];
+  /** The fence the current read generation shares; null before any read since the last write. */
+  readonly readFence: string | null;
+  /** Writers whose intent currently stops new readers (writer preference). */
+  readonly waitingWriters: number;
+}
+
+/** One read or write grant of a key, for the rwlock table. */
+export interface RwGrantRow {
+  readonly lockId: string;
+  readonly mode: "read" | "write";
+  readonly fence: string | null;
+  readonly clientId: string;
+  readonly ownerId: string;
+  /** Granted at, on the store's clock. */
+  readonly grantedAtMs: number;
+  readonly age: string;
+  readonly renewals: number;
+  readonly countdown: Countdown;
+  readonly tier: string;
+}
+
+/** One rwlock key: its writer or its readers, the shared read fence, and waiting writers. */
+export interface RwKeyRow {
+  readonly businessKey: string;
+  /** `write`: a writer holds it; `read`: readers do; `free`: nobody, but writers wait. */
+  readonly state: "write" | "read" | "free";
+  readonly writer: RwGrantRow | null;
+  readonly readers: readonly RwGrantRow[];
+  readonly readFence: string | null;
+  readonly waitingWriters: number;
+}
+
+function rwGrantRow(grant: RwGrantState, receivedAtMs: number, nowMs: number): RwGrantRow {
+  return {
+    lockId: grant.lockId,
+    mode: grant.mode,
+    fence: grant.fence,
+    clientId: grant.holder.clientId,
+    ownerId: grant.holder.ownerId,
+    grantedAtMs: grant.grantedAt,
+    age: formatAge(
+      grant.grantedAt,
+      nowMs + storeOffset(grant.expiresAt, grant.ttlMs, receivedAtMs),
+    ),
+    renewals: grant.renewals,
+    countdown: countdown(
+      receivedAtMs + grant.ttlMs,
+      nowMs,
+      Math.max(grant.ttlMs, grant.expiresAt - grant.grantedAt),
+    ),
+    tier: grant.tier,
+  };
+}
+
+/**
+ * Read-write keys that are held or waited for: keys with waiting writers first (readers are
+ * in a writer's way there), then the most readers, then by key; idle keys are left out.
+ * Readers oldest first; countdowns run from each grant's `ttlMs` at `receivedAtMs`.
+ */
+export function rwKeyRows(
+  keys: readonly RwKeyState[],
+  receivedAtMs: number,
+  nowMs: number,
+): RwKeyRow[] {
+  return keys
+    .filter((key) => key.writer !== null || key.readers.length > 0 || key.waitingWriters > 0)
+    .map((key) => {
+      const readers = [...key.readers]
+        .sort((a, b) => a.grantedAt - b.grantedAt)
+        .map((grant) => rwGrantRow(grant, receivedAtMs, nowMs));
+      const state: RwKeyRow["state"] =
+        key.writer !== null ? "write" : readers.length > 0 ? "read" : "free";
+      return {
+        businessKey: key.businessKey,
+        state,
+        writer: key.writer === null ? null : rwGrantRow(key.writer, receivedAtMs, nowMs),
+        readers,
+        readFence: key.readFence,
+        waitingWriters: key.waitingWriters,
+      };
+    })
+    .sort(
+      (a, b) =>
+        b.waitingWriters - a.waitingWriters ||
+        b.readers.length - a.readers.length ||
+        a.businessKey.localeCompare(b.businessKey),
+    );
+}

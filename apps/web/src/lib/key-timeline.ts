@@ -8,6 +8,8 @@ export interface TimelineEvent {
   readonly ownerId: string | null;
   /** Lease granted or extended to, from `atMs`, in ms. */
   readonly leaseMs: number | null;
+  /** A read-write grant's mode; absent (or null) for locks and permits. */
+  readonly mode?: "read" | "write" | null;
 }
 
 /** How a hold ended. `live` is still held; `open` ended outside what the events show. */
@@ -16,6 +18,8 @@ export type IntervalEnd = "released" | "force-released" | "expired" | "live" | "
 /** One hold of the key, placed on the timeline. */
 export interface TimelineInterval {
   readonly lockId: string;
+  /** A read-write grant's mode; null for locks and permits. */
+  readonly mode: "read" | "write" | null;
   readonly fence: string | null;
   readonly clientId: string | null;
   readonly ownerId: string | null;
@@ -54,6 +58,7 @@ export interface KeyTimeline {
 
 interface Open {
   lockId: string;
+  mode: "read" | "write" | null;
   fence: string | null;
   clientId: string | null;
   ownerId: string | null;
@@ -89,6 +94,7 @@ function holdsFrom(
       const granted = event.type === "grant";
       hold = {
         lockId: event.lockId,
+        mode: event.mode ?? null,
         fence: event.fence,
         clientId: event.clientId,
         ownerId: event.ownerId,
@@ -97,7 +103,14 @@ function holdsFrom(
         leaseEndMs: null,
       };
       open.set(event.lockId, hold);
+    } else if (event.type === "grant" && hold.clippedStart) {
+      // The hold was first seen without its grant (a live grant whose grant time the store
+      // does not know, or a step stamped by a clock slightly behind the granting one): the
+      // grant says when it began.
+      hold.startMs = event.atMs;
+      hold.clippedStart = false;
     }
+    hold.mode ??= event.mode ?? null;
     hold.fence ??= event.fence;
     hold.clientId ??= event.clientId;
     hold.ownerId ??= event.ownerId;
@@ -118,15 +131,28 @@ function holdsFrom(
   return closed.sort((a, b) => a.startMs - b.startMs || a.endMs - b.endMs);
 }
 
-/** Pairs of holds whose [start, end) ranges intersect. */
+/**
+ * Which holds of one key may overlap: `none` (a mutex: any two at once are a broken
+ * exclusion), `all` (a semaphore's permits: the store bounds them by permits, not by
+ * holders) or `readers` (a read-write lock: readers share, a writer shares with nobody).
+ */
+export type TimelineSharing = "none" | "all" | "readers";
+
+/** Pairs of holds whose [start, end) ranges intersect and may not, under `sharing`. */
 export function findOverlaps(
-  holds: readonly Pick<Closed, "lockId" | "startMs" | "endMs">[],
+  holds: readonly (Pick<Closed, "lockId" | "startMs" | "endMs"> & {
+    readonly mode?: "read" | "write" | null;
+  })[],
+  sharing: TimelineSharing = "none",
 ): TimelineOverlap[] {
+  if (sharing === "all") return [];
   const sorted = [...holds].sort((a, b) => a.startMs - b.startMs);
   const overlaps: TimelineOverlap[] = [];
   sorted.forEach((a, index) => {
     for (const b of sorted.slice(index + 1)) {
       if (b.startMs >= a.endMs) break;
+      // A grant whose mode the events do not say is not taken for a writer.
+      if (sharing === "readers" && a.mode !== "write" && b.mode !== "write") continue;
       overlaps.push({
         lockIds: [a.lockId, b.lockId],
         fromMs: b.startMs,
@@ -166,14 +192,16 @@ function assignLanes(holds: readonly Closed[]): number[] {
 
 /**
  * Lays out who held one key when, from its audit events (any order) and the lockIds that
- * are live now, over the window [fromMs, toMs). Overlapping holds get separate lanes and
- * are listed, so a broken exclusion is visible at a glance; so are the gaps.
+ * are live now, over the window [fromMs, toMs). Overlapping holds get separate lanes; the
+ * overlaps `sharing` forbids are listed, so a broken exclusion is visible at a glance; so
+ * are the gaps.
  */
 export function buildKeyTimeline(
   events: readonly TimelineEvent[],
   liveLockIds: ReadonlySet<string>,
   fromMs: number,
   toMs: number,
+  sharing: TimelineSharing = "none",
 ): KeyTimeline {
   const spanMs = Math.max(1, toMs - fromMs);
   const holds = holdsFrom(events, liveLockIds, fromMs, toMs).filter(
@@ -189,7 +217,7 @@ export function buildKeyTimeline(
   }));
   return {
     intervals,
-    overlaps: findOverlaps(holds),
+    overlaps: findOverlaps(holds, sharing),
     gaps: findGaps(holds, fromMs, toMs),
     lanes: lanes.length === 0 ? 0 : Math.max(...lanes) + 1,
   };

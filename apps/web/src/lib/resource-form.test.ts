@@ -182,6 +182,24 @@ describe("kind and permits", () => {
     expect(!many.ok && many.errors.permits).toBe("permits must be at most 10000");
   });
 
+  it("sends no lock-delay and no disconnect grace for a semaphore or a read-write lock (the fields are a mutex's)", () => {
+    const typed = { lockDelayMs: "500", releaseOnDisconnectMs: "2000" };
+    for (const kind of ["semaphore", "rwlock"] as const) {
+      const created = parseCreateForm({ ...valid, ...typed, kind, permits: "3" });
+      expect(
+        created.ok && [created.input.lockDelayMs, created.input.releaseOnDisconnectMs],
+      ).toEqual([0, null]);
+      const updated = parseUpdateForm({ ...valid, ...typed, kind, permits: "3" });
+      expect(
+        updated.ok && [updated.input.patch.lockDelayMs, updated.input.patch.releaseOnDisconnectMs],
+      ).toEqual([0, null]);
+    }
+    const mutex = parseCreateForm({ ...valid, ...typed });
+    expect(mutex.ok && [mutex.input.lockDelayMs, mutex.input.releaseOnDisconnectMs]).toEqual([
+      500, 2_000,
+    ]);
+  });
+
   it("shows an INVALID_ARGUMENT on kind or permits from the server on that field", () => {
     expect(
       errorsFromServer(null, "permits: a semaphore resource needs permits", {
@@ -267,6 +285,63 @@ describe("errorsFromServer", () => {
     // The message is never parsed: without details it goes on the form as it is.
     expect(errorsFromServer(null, "tenantId: name the owning tenant")).toEqual({
       form: "tenantId: name the owning tenant",
+    });
+  });
+});
+
+describe("read-write locks", () => {
+  it("registers an rwlock with writer preference off; permits typed before switching are not sent", () => {
+    const result = parseCreateForm({
+      ...valid,
+      kind: "rwlock",
+      permits: "3",
+      writerPreference: false,
+    });
+    expect(result.ok && result.input).toMatchObject({
+      kind: "rwlock",
+      permits: null,
+      writerPreference: false,
+    });
+    const preferred = parseCreateForm({ ...valid, kind: "rwlock" });
+    expect(preferred.ok && preferred.input.writerPreference).toBe(true);
+  });
+
+  it("sends writer preference only for an rwlock, so a mutex or semaphore keeps its own", () => {
+    const mutex = parseCreateForm({ ...valid, writerPreference: false });
+    // Left out of the input: the schema's default (true), which the server accepts for a mutex.
+    expect(mutex.ok && mutex.input.writerPreference).toBe(true);
+    const form = formFromResource({ ...emptyResourcePolicy(), name: "orders", tenantId: "ops" });
+    const patch = parseUpdateForm({ ...form, writerPreference: false });
+    expect(patch.ok && "writerPreference" in patch.input.patch).toBe(false);
+  });
+
+  it("edits an rwlock's writer preference: the form shows the stored one, the patch the new one", () => {
+    const form = formFromResource({
+      ...emptyResourcePolicy(),
+      name: "config:tenant",
+      tenantId: "ops",
+      kind: "rwlock",
+      writerPreference: false,
+    });
+    expect([form.kind, form.writerPreference, form.permits]).toEqual(["rwlock", false, ""]);
+    expect(parseUpdateForm({ ...form, writerPreference: true })).toMatchObject({
+      ok: true,
+      input: {
+        name: "config:tenant",
+        patch: { kind: "rwlock", permits: null, writerPreference: true },
+      },
+    });
+  });
+
+  it("shows the server's INVALID_ARGUMENT on writerPreference on that field", () => {
+    expect(
+      errorsFromServer(null, "writerPreference: only a read-write lock resource", {
+        field: "writerPreference",
+        reason: "only a read-write lock resource (kind rwlock) has a writer preference to turn off",
+      }),
+    ).toEqual({
+      writerPreference:
+        "only a read-write lock resource (kind rwlock) has a writer preference to turn off",
     });
   });
 });

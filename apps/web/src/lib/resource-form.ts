@@ -23,10 +23,12 @@ export interface ResourceFormValues {
   releaseOnDisconnectMs: string;
   /** No grant of a key for this long after its lease ended involuntarily; 0 = none. */
   lockDelayMs: string;
-  /** The resource kind; chosen at registration (mutex or semaphore here), fixed afterwards. */
+  /** The resource kind; chosen at registration (mutex, semaphore or rwlock), fixed afterwards. */
   kind: ResourceKind;
-  /** A semaphore's total per key; empty for a mutex. */
+  /** A semaphore's total per key; empty for a mutex, and not sent for an rwlock. */
   permits: string;
+  /** rwlock only: a waiting writer stops new readers. Sent only for an rwlock. */
+  writerPreference: boolean;
   degrade: boolean;
   localFallback: "deny" | "allow";
   fair: boolean;
@@ -66,6 +68,7 @@ const FIELDS = new Set<string>([
   "tenantId",
   ...NUMBER_FIELDS,
   "kind",
+  "writerPreference",
   "degrade",
   "localFallback",
   "fair",
@@ -83,6 +86,7 @@ function policyValues(policy: ResourcePolicy): Omit<ResourceFormValues, "name" |
     lockDelayMs: String(policy.lockDelayMs),
     kind: policy.kind,
     permits: policy.permits === null ? "" : String(policy.permits),
+    writerPreference: policy.writerPreference,
     degrade: policy.degrade,
     localFallback: policy.localFallback,
     fair: policy.fair,
@@ -115,13 +119,44 @@ function numberOrBlank(text: string, field: ResourceFormField): number | null | 
   return /^-?\d+(\.\d+)?$/.test(trimmed) ? Number(trimmed) : Number.NaN;
 }
 
+/**
+ * The fields a mutex alone takes: the registry refuses a lock-delay or a disconnect grace on a
+ * semaphore or a read-write lock (their permits and grants end at their TTL), so the form
+ * hides them for those kinds.
+ */
+const MUTEX_ONLY_FIELDS: ReadonlySet<ResourceFormField> = new Set([
+  "lockDelayMs",
+  "releaseOnDisconnectMs",
+]);
+
+// Whether a field is hidden for `kind`; a hidden field sends none, so a number typed before
+// switching the kind is dropped, not refused.
+function hidden(field: ResourceFormField, kind: ResourceFormValues["kind"]): boolean {
+  return (
+    (field === "permits" && kind === "rwlock") || (MUTEX_ONLY_FIELDS.has(field) && kind !== "mutex")
+  );
+}
+
+function hiddenValue(field: ResourceFormField): number | null {
+  return field === "lockDelayMs" ? 0 : null;
+}
+
+// What the form sends. A read-write lock has no permits; only a mutex has a lock-delay and a
+// disconnect grace (hidden fields send none, see hiddenValue). A read-write lock is the only
+// kind whose writer preference is sent: the server refuses `false` on the others, and leaving
+// it out keeps their stored value.
 function policyInput(values: ResourceFormValues): Record<string, unknown> {
+  const rwlock = values.kind === "rwlock";
   const numbers = Object.fromEntries(
-    NUMBER_FIELDS.map((field) => [field, numberOrBlank(values[field], field)]),
+    NUMBER_FIELDS.map((field) => [
+      field,
+      hidden(field, values.kind) ? hiddenValue(field) : numberOrBlank(values[field], field),
+    ]),
   );
   return {
     ...numbers,
     kind: values.kind,
+    ...(rwlock ? { writerPreference: values.writerPreference } : {}),
     degrade: values.degrade,
     localFallback: values.localFallback,
     fair: values.fair,

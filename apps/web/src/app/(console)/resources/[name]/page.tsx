@@ -14,6 +14,7 @@ import { KeyTimelineView } from "../../../../components/key-timeline-view";
 import { LockDelayTable } from "../../../../components/lock-delay-table";
 import { PermitsTable } from "../../../../components/permits-table";
 import { PolicyFacts } from "../../../../components/policy-facts";
+import { RwKeysTable } from "../../../../components/rw-keys-table";
 import { WaitersTable } from "../../../../components/waiters-table";
 import { useForceRelease, type ForceReleaseTarget } from "../../../../hooks/use-force-release";
 import { useRequestRelease } from "../../../../hooks/use-request-release";
@@ -37,10 +38,14 @@ export default function ResourceDetailPage() {
     setNotice(`Release requested of ${asked.clientId} / ${asked.ownerId} (${asked.businessKey}).`),
   );
   const release = useForceRelease((removed) => {
+    const what =
+      target?.kind === "read" || target?.kind === "write" || target?.kind === "permit"
+        ? `the ${target.kind} grant of `
+        : "";
     setNotice(
       removed
-        ? `Force-released ${target?.businessKey ?? ""} (fence ${target?.fence ?? "none"}); the audit records you and your reason.`
-        : "The lease had already ended; nothing was released.",
+        ? `Force-released ${what}${target?.businessKey ?? ""} (fence ${target?.fence ?? "none"}); the audit records you and your reason.`
+        : "The grant had already ended; nothing was released.",
     );
     setTarget(null);
   });
@@ -50,6 +55,7 @@ export default function ResourceDetailPage() {
   const resource = detail.resource;
   const now = useNow(1_000);
   const semaphore = resource?.kind === "semaphore";
+  const rwlock = resource?.kind === "rwlock";
   return (
     <>
       <div className="page-head">
@@ -104,13 +110,70 @@ export default function ResourceDetailPage() {
               {detail.keyStateError}
             </div>
           ) : null}
-          <PermitsTable rows={detail.permitKeys} keysRead={detail.stateKeysRead} />
+          <PermitsTable
+            rows={detail.permitKeys}
+            keysRead={detail.stateKeysRead}
+            canOperate={session.canOperate}
+            onForceRelease={(key, permit) => {
+              release.reset();
+              setNotice(null);
+              setTarget({
+                kind: "permit",
+                resource: name,
+                businessKey: key.businessKey,
+                lockId: permit.lockId,
+                fence: permit.fence,
+                clientId: permit.clientId,
+                ownerId: permit.ownerId,
+              });
+            }}
+          />
           <p className="faint">
-            Keys seen in the recent audit, read live (semaphore.inspect); a permit ends by release
-            or at its lease.
+            Keys seen in the recent audit, read live (semaphore.inspect); a permit ends by release,
+            at its lease, or by Force release of that one grant.
           </p>
         </section>
-      ) : (
+      ) : rwlock && resource ? (
+        <section className="card" aria-labelledby="rw-title">
+          <h2 id="rw-title">
+            Readers and writers{" "}
+            <span className="faint num">
+              ({detail.rwKeys.length} key{detail.rwKeys.length === 1 ? "" : "s"}, writer preference{" "}
+              {resource.writerPreference ? "on" : "off"})
+            </span>
+          </h2>
+          {detail.keyStateError ? (
+            <div className="notice tone-red" role="alert">
+              {detail.keyStateError}
+            </div>
+          ) : null}
+          <RwKeysTable
+            rows={detail.rwKeys}
+            keysRead={detail.stateKeysRead}
+            canOperate={session.canOperate}
+            onForceRelease={(key, grant) => {
+              release.reset();
+              setNotice(null);
+              setTarget({
+                kind: grant.mode,
+                resource: name,
+                businessKey: key.businessKey,
+                lockId: grant.lockId,
+                fence: grant.fence,
+                clientId: grant.clientId,
+                ownerId: grant.ownerId,
+              });
+            }}
+          />
+          <p className="faint">
+            Keys seen in the recent audit, read live (rwlock.inspect): readers of one read
+            generation share its fence; a writer&apos;s is larger than every fence before it.
+            Waiting writers are those whose wait stops new readers (writer preference on); every
+            waiting read or write is in Waiters below.
+          </p>
+        </section>
+      ) : null}
+      {semaphore ? null : (
         <section className="card" aria-labelledby="holders-title">
           <h2 id="holders-title">
             Live holders <span className="faint num">({detail.holders.length})</span>
@@ -123,11 +186,13 @@ export default function ResourceDetailPage() {
           ) : null}
           <HoldersTable
             rows={detail.holders}
+            showKind={rwlock}
             canOperate={session.canOperate}
             onForceRelease={(row) => {
               release.reset();
               setNotice(null);
               setTarget({
+                kind: row.kind,
                 resource: name,
                 businessKey: row.businessKey,
                 lockId: row.lockId,
@@ -139,6 +204,7 @@ export default function ResourceDetailPage() {
             onRequestRelease={(row) => {
               setNotice(null);
               requested.requestRelease({
+                kind: row.kind,
                 resource: name,
                 businessKey: row.businessKey,
                 lockId: row.lockId,
@@ -205,7 +271,7 @@ export default function ResourceDetailPage() {
             timeline={detail.timeline}
             fromMs={detail.timelineFromMs}
             toMs={detail.timelineToMs}
-            shared={semaphore}
+            kind={resource?.kind}
           />
           {resource?.kind === "mutex" ? (
             <section aria-labelledby="key-history-title" style={{ marginTop: 16 }}>
