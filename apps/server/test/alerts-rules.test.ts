@@ -75,6 +75,19 @@ describe("conditions", () => {
     expect(none.facts).toEqual([]);
   });
 
+  it("a long hold's alert says what is held: a lock, semaphore permits, a read or write lock", () => {
+    const fact = (patch: object) =>
+      evaluateConditions(inputs({ holds: [{ ...hold, grantedAt: NOW - 5_000, ...patch }] }))
+        .facts[0]!;
+    expect(fact({}).summary).toBe("Long hold on orders / o-1");
+    expect(fact({}).detail).toContain("svc/w1 holds a lock past 3×");
+    const permit = fact({ kind: "semaphore", mode: null });
+    expect(permit.summary).toBe("Long hold on orders / o-1 (semaphore permit)");
+    expect(permit.detail).toContain("holds a semaphore permit past");
+    expect(fact({ kind: "rwlock", mode: "read" }).summary).toContain("(read lock)");
+    expect(fact({ kind: "rwlock", mode: "write" }).detail).toContain("holds a write lock past");
+  });
+
   it("stale fences fire for 10 min and refused renewals for 5 min, one alert per resource", () => {
     const event = (type: string, ago: number) => ({
       type,

@@ -247,6 +247,8 @@ export class AlertEvaluator {
       clientId: hold.holder.clientId,
       ownerId: hold.holder.ownerId,
       grantedAt: hold.grantedAt,
+      kind: hold.kind,
+      mode: hold.mode,
     }));
     const windowMs = Math.max(this.settings.staleFenceWindowMs, this.settings.renewalWindowMs);
     const [events, clients, reported] = await Promise.all([

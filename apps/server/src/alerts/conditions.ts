@@ -10,6 +10,17 @@ export interface HoldInput {
   readonly clientId: string;
   readonly ownerId: string;
   readonly grantedAt: number;
+  /** What is held: a mutex lease, semaphore permits or a read-write grant (decision 0194). */
+  readonly kind?: "mutex" | "semaphore" | "rwlock";
+  /** A read-write grant's mode; null for the other kinds. */
+  readonly mode?: "read" | "write" | null;
+}
+
+/** How an alert names a hold of each kind: "lock", "semaphore permit", "read lock", "write lock". */
+function holdNoun(hold: HoldInput): string {
+  if (hold.kind === "semaphore") return "semaphore permit";
+  if (hold.kind === "rwlock") return hold.mode === "read" ? "read lock" : "write lock";
+  return "lock";
 }
 
 /** A recent audit event of an alerting type. */
@@ -134,8 +145,8 @@ function holdFacts(input: ConditionInputs, factor: number): AlertFact[] | null {
         tenantId: resource.tenantId,
         resource: hold.resource,
         labels: { alertname: ALERT_NAMES["long-hold"], resource: hold.resource },
-        summary: `Long hold on ${hold.resource} / ${hold.businessKey}`,
-        detail: `${hold.clientId}/${hold.ownerId} holds it past ${factor}× its expected ${minutes(expected)}${hold.fence === null ? "" : `; fence ${hold.fence}`}, lock ${hold.lockId}.`,
+        summary: `Long hold on ${hold.resource} / ${hold.businessKey}${hold.kind === undefined || hold.kind === "mutex" ? "" : ` (${holdNoun(hold)})`}`,
+        detail: `${hold.clientId}/${hold.ownerId} holds a ${holdNoun(hold)} past ${factor}× its expected ${minutes(expected)}${hold.fence === null ? "" : `; fence ${hold.fence}`}, lock ${hold.lockId}.`,
         href: `/resources/${encodeURIComponent(hold.resource)}`,
         startsAt: hold.grantedAt + factor * expected,
       },
