@@ -28,6 +28,8 @@ function viaMysql2(batch: readonly HoldPart[]): string {
     p.endType,
     p.actor,
     p.reason,
+    p.primitive ?? null,
+    p.permits ?? null,
   ]);
   return format(INSERT_HOLDS, [rows], false, "Z");
 }
@@ -89,6 +91,8 @@ function parts(): HoldPart[] {
     part.endType = index % 7 === 6 ? null : "released";
     part.actor = index % 4 === 1 ? `op ${text}` : null;
     part.reason = index % 4 === 1 ? `why: ${text}` : null;
+    part.primitive = index % 3 === 2 ? "semaphore" : null;
+    part.permits = index % 3 === 2 ? 1 + index : null;
     out.push(part);
   });
   return out;
@@ -105,6 +109,16 @@ describe("the holds' VALUES list", () => {
     for (const part of batch) {
       expect(head + holdValues([part]) + tail).toBe(viaMysql2([part]));
     }
+  });
+
+  test("a part spooled before `primitive` and `permits` existed is a mutex hold: NULL, NULL", () => {
+    const part = holdPart("lock000000000000000001", "t", "r", "k", 1_764_576_000_000);
+    part.grantedAt = 1_764_576_000_000;
+    const { primitive: _primitive, permits: _permits, ...old } = part;
+    const replayed = JSON.parse(JSON.stringify(old)) as HoldPart;
+    expect("primitive" in replayed || "permits" in replayed).toBe(false);
+    expect(holdValues([replayed])).toMatch(/, NULL, NULL\)$/);
+    expect(holdValues([replayed])).toBe(holdValues([part]));
   });
 
   test("a batch sharing its times formats each the same way", () => {

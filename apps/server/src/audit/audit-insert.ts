@@ -50,6 +50,8 @@ const HOLD_COLUMNS = [
   "end_type",
   "actor",
   "reason",
+  "kind",
+  "permits",
 ] as const;
 
 // A reported end (release, force-release, expiry seen by a store) wins over none and over
@@ -70,6 +72,8 @@ const INSERT_HOLDS_TAIL =
     "owner_id = COALESCE(owner_id, VALUES(owner_id))",
     "tier = COALESCE(tier, VALUES(tier))",
     "lease_ms = COALESCE(lease_ms, VALUES(lease_ms))",
+    "kind = COALESCE(kind, VALUES(kind))",
+    "permits = COALESCE(permits, VALUES(permits))",
     "reentries = GREATEST(reentries, VALUES(reentries))",
     "renewals = GREATEST(renewals, VALUES(renewals))",
     "granted_at = COALESCE(granted_at, VALUES(granted_at))",
@@ -133,7 +137,8 @@ function utcDatetime(ms: number): string {
  * with `timezone: "Z"` (a test compares), written directly: no row arrays and no `Date`
  * per time, and each distinct time formatted once per batch (a flush's rows share most of
  * their milliseconds). About 0.6 µs less per row than mysql2's formatting, on the server's
- * CPU for every lock cycle (docs/decisions/0047).
+ * CPU for every lock cycle (docs/decisions/0047). A part spooled before `primitive` and
+ * `permits` existed has neither: both go as NULL, as for a mutex hold.
  */
 export function holdValues(batch: readonly HoldPart[]): string {
   const times = new Map<number, string>();
@@ -155,7 +160,7 @@ export function holdValues(batch: readonly HoldPart[]): string {
       `${text(p.ownerId)}, ${text(p.tier)}, ${int(p.leaseMs)}, ${int(p.reentries)}, ` +
       `${int(p.renewals)}, ${time(p.grantedAt)}, ${time(p.renewedAt)}, ${int(p.renewLeaseMs)}, ` +
       `${time(p.expiresAt)}, ${time(p.endedAt)}, ${text(p.endType)}, ${text(p.actor)}, ` +
-      `${text(p.reason)})`;
+      `${text(p.reason)}, ${text(p.primitive ?? null)}, ${int(p.permits ?? null)})`;
   }
   return sql;
 }

@@ -66,7 +66,17 @@ export interface HoldPart {
   endType: HoldEnd | null;
   actor: string | null;
   reason: string | null;
+  /**
+   * What was held: null for a mutex lease, `semaphore` for a permit grant (the row's
+   * `kind` column; decision 0196). Absent from parts spooled before it existed: read as null.
+   */
+  primitive?: HoldPrimitive | null;
+  /** Permits a semaphore grant took; null (or absent, in older spool lines) for a lease. */
+  permits?: number | null;
 }
+
+/** What a hold row is of, besides a mutex lease (null): `lock_hold.kind`. */
+export type HoldPrimitive = "semaphore";
 
 /**
  * The row id of a hold first written at `atMs`: 48 bits of Unix ms in hex, then the
@@ -76,6 +86,21 @@ export interface HoldPart {
 function holdId(lockId: string, atMs: number): string {
   if (lockId.length !== 22) return timeOrderedId(atMs);
   return `${Math.max(0, Math.floor(atMs)).toString(16).padStart(12, "0").slice(-12)}-${lockId}`;
+}
+
+/**
+ * Ends the hold of `part` at `at` unless the part already has an end (the first reported
+ * end stays, as in MySQL); true when this call set it.
+ */
+export function endHold(
+  part: HoldPart,
+  type: "released" | "expired" | "force-released",
+  at: number,
+): boolean {
+  if (part.endType !== null) return false;
+  part.endType = type;
+  part.endedAt = at;
+  return true;
 }
 
 /** An empty part of the hold `lockId` of a key, to fill in. */
@@ -108,6 +133,8 @@ export function holdPart(
     endType: null,
     actor: null,
     reason: null,
+    primitive: null,
+    permits: null,
   };
 }
 
