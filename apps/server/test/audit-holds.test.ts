@@ -1,3 +1,6 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createTestDatabase, type TestDatabase } from "@warden/testkit";
 import { migrate } from "@warden/db";
 import { createPool, type Pool } from "mysql2/promise";
@@ -5,10 +8,17 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeLapsedHolds, insertHoldBatch } from "../src/audit/audit-insert.js";
 import { pruneAudit } from "../src/audit/retention.js";
 import { holdPart, type HoldPart } from "../src/audit/audit-record.js";
+import { AuditSpool, type SpoolEntry } from "../src/audit/audit-spool.js";
 import { createContextInner } from "../src/context.js";
 import type { LiveMessage } from "../src/live/live-bus.js";
 import { createCaller } from "../src/routers/_app.js";
-import { registerResource, startHarness, uid, type Harness } from "./support/harness.js";
+import {
+  registerResource,
+  startHarness,
+  uid,
+  type Harness,
+  type TenantHandle,
+} from "./support/harness.js";
 
 async function eventually(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -100,6 +110,56 @@ describe("hold rows merge their parts in any order, any number of times", () => 
     const hold = (await row(id))[0]!;
     expect(hold.end_type).toBe("force-released");
     expect((hold.ended_at as Date).getTime()).toBe(T0 + 8_000);
+  });
+
+  it("a permit grant's kind and permits stay whichever part comes first", async () => {
+    const id = lockId();
+    const permit = (part: HoldPart): HoldPart => ({ ...part, primitive: "semaphore", permits: 3 });
+    // The end alone first (another instance released it), then the grant, then a replay.
+    await insertHoldBatch(pool, [permit(end(id, T0 + 9_000, "released"))]);
+    await insertHoldBatch(pool, [permit(grant(id)), permit(renewal(id, T0 + 4_000, 1))]);
+    await insertHoldBatch(pool, [permit(end(id, T0 + 9_000, "released"))]);
+    const rows = await row(id);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ kind: "semaphore", permits: 3, end_type: "released" });
+    expect(String(rows[0]!.fence)).toBe("8589934593");
+  });
+
+  it("a spool line written before holds had a kind replays as a mutex hold", async () => {
+    const id = lockId();
+    // A grant and its release as an older server spooled them: no `primitive`, no `permits`.
+    const {
+      primitive: _primitive,
+      permits: _permits,
+      ...old
+    } = {
+      ...grant(id),
+      endedAt: T0 + 1_000,
+      endType: "released" as const,
+    };
+    expect(Object.keys(old)).not.toContain("primitive");
+    const dir = await mkdtemp(join(tmpdir(), "warden-old-spool-"));
+    try {
+      await writeFile(join(dir, "active.jsonl"), `${JSON.stringify(old)}\n`);
+      const spool = new AuditSpool(dir, 1024 * 1024);
+      await spool.open();
+      const stored = await spool.replay(
+        (batch: SpoolEntry[]) => insertHoldBatch(pool, batch as HoldPart[]).then(() => undefined),
+        500,
+      );
+      expect(stored).toBe(1);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+    const rows = await row(id);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({
+      kind: null,
+      permits: null,
+      client_id: "c1",
+      end_type: "released",
+    });
+    expect(String(rows[0]!.fence)).toBe("8589934593");
   });
 });
 
@@ -281,5 +341,276 @@ describe("the audit of the lock path", () => {
     expect(await pruneAudit(a.prisma, 30)).toBeGreaterThanOrEqual(2);
     const left = await a.prisma.lockHold.findMany({ where: { resource }, select: { id: true } });
     expect(left.map((row) => row.id.split("-")[0])).toEqual(["new"]);
+  });
+
+  describe("semaphore permit grants (one hold row each, decision 0196)", () => {
+    let tenant: TenantHandle;
+    let sem: string;
+    beforeAll(async () => {
+      tenant = await a.tenant();
+      sem = `sem:${uid()}`;
+      await tenant.caller().resource.create({
+        name: sem,
+        kind: "semaphore",
+        permits: 5,
+        defaultLeaseMs: 5_000,
+        maxLeaseMs: 30_000,
+        maxRenewals: null,
+        expectedHoldMs: null,
+        degrade: true,
+        localFallback: "deny",
+        fair: false,
+        waitReplicas: 0,
+        description: "permit holds test",
+      });
+    });
+
+    const acquire = async (businessKey: string, ownerId: string, leaseMs?: number) => {
+      const grant = await tenant.caller().semaphore.acquire({
+        resource: sem,
+        businessKey,
+        ownerId,
+        permits: 2,
+        ...(leaseMs === undefined ? {} : { leaseMs }),
+      });
+      if (!grant.granted) throw new Error("expected a permit");
+      return grant;
+    };
+    const holdOf = (lockId: string) => a.prisma.lockHold.findUnique({ where: { lockId } });
+
+    it("a grant and its release are one lock_hold row and no lock_event row; search shows permit-grant and permit-release", async () => {
+      const businessKey = `cycle-${uid()}`;
+      const grant = await acquire(businessKey, "w");
+      await tenant.caller().semaphore.release({
+        resource: sem,
+        businessKey,
+        lockId: grant.lockId,
+        tier: grant.tier,
+      });
+      await a.services.audit.flush();
+      const rows = await a.prisma.lockHold.findMany({ where: { lockId: grant.lockId } });
+      expect(rows).toHaveLength(1);
+      expect(rows[0]).toMatchObject({
+        kind: "semaphore",
+        permits: 2,
+        tenantId: tenant.id,
+        resource: sem,
+        businessKey,
+        clientId: `client-${tenant.id}`,
+        ownerId: "w",
+        tier: grant.tier,
+        leaseMs: 5_000,
+        endType: "released",
+      });
+      expect(rows[0]!.fence?.toString()).toBe(grant.fence);
+      expect(rows[0]!.grantedAt?.getTime()).toBe(grant.grantedAt);
+      expect(await a.prisma.lockEvent.count({ where: { lockId: grant.lockId } })).toBe(0);
+
+      const found = await tenant.caller().event.search({ lockId: grant.lockId });
+      expect(found.events.map((e) => e.type).sort()).toEqual(["permit-grant", "permit-release"]);
+      for (const event of found.events) {
+        expect(event).toMatchObject({
+          lockId: grant.lockId,
+          fence: grant.fence,
+          clientId: `client-${tenant.id}`,
+          ownerId: "w",
+          tenantId: tenant.id,
+          resource: sem,
+          businessKey,
+          reason: "permits 2",
+          grantedAt: grant.grantedAt,
+        });
+      }
+      expect(found.events.find((e) => e.type === "permit-grant")!.leaseMs).toBe(5_000);
+      // Found by fence too.
+      const byFence = await tenant.caller().event.search({ fence: grant.fence! });
+      expect(byFence.events.map((e) => e.lockId)).toEqual([grant.lockId, grant.lockId]);
+    });
+
+    it("a renewed permit's row carries its renewal, is not closed as lapsed at its first expiry, and shows no extend event", async () => {
+      const businessKey = `renewed-${uid()}`;
+      const grant = await acquire(businessKey, "r", 1_000);
+      await a.services.audit.flush();
+      await tenant.caller().semaphore.extend({
+        resource: sem,
+        businessKey,
+        lockId: grant.lockId,
+        tier: grant.tier,
+        leaseMs: 8_000,
+      });
+      await a.services.audit.flush();
+      const renewed = await holdOf(grant.lockId);
+      expect(renewed).toMatchObject({ kind: "semaphore", renewals: 1, renewLeaseMs: 8_000 });
+      expect(renewed!.renewedAt).not.toBeNull();
+      expect(renewed!.expiresAt!.getTime()).toBeGreaterThan(grant.expiresAt + 5_000);
+      // Past the first expiry and this harness's lapse grace (200 ms, swept every 100 ms):
+      // the renewal's expiry keeps the row open.
+      await new Promise((resolve) => setTimeout(resolve, grant.expiresAt - Date.now() + 800));
+      await a.services.audit.flush();
+      expect((await holdOf(grant.lockId))!.endType).toBeNull();
+      const found = await tenant.caller().event.search({ lockId: grant.lockId });
+      expect(found.events.map((e) => e.type)).toEqual(["permit-grant"]);
+      expect(
+        (await tenant.caller().event.search({ resource: sem, type: "extend" })).events,
+      ).toEqual([]);
+      await tenant.caller().semaphore.release({
+        resource: sem,
+        businessKey,
+        lockId: grant.lockId,
+        tier: grant.tier,
+      });
+      await a.services.audit.flush();
+      expect((await holdOf(grant.lockId))!.endType).toBe("released");
+    });
+
+    it("a force release and a lapse are permit-force-release and permit-expired", async () => {
+      const operator = await a.operator("operator");
+      const forcedKey = `forced-${uid()}`;
+      const forced = await acquire(forcedKey, "stuck");
+      const lapsing = await acquire(`lapse-${uid()}`, "gone", 300);
+      await operator.caller().holder.forceRelease({
+        resource: sem,
+        businessKey: forcedKey,
+        lockId: forced.lockId,
+        reason: "INC-9",
+      });
+      await a.services.audit.flush();
+      expect(await holdOf(forced.lockId)).toMatchObject({
+        kind: "semaphore",
+        endType: "force-released",
+        actor: `operator:${operator.username}`,
+        reason: "permits 2: INC-9",
+      });
+      const byForce = await tenant
+        .caller()
+        .event.search({ resource: sem, type: "permit-force-release" });
+      expect(byForce.events).toMatchObject([
+        {
+          type: "permit-force-release",
+          lockId: forced.lockId,
+          fence: forced.fence,
+          ownerId: "stuck",
+          actor: `operator:${operator.username}`,
+          reason: "permits 2: INC-9",
+        },
+      ]);
+      // The lapse report (after the lease and a second's grace) ends the row as expired
+      // with its text, even where this harness's sweep closed it as lapsed first.
+      await eventually(async () => {
+        await a.services.audit.flush();
+        return (await holdOf(lapsing.lockId))?.endType === "expired";
+      }, 15_000);
+      const expired = await tenant
+        .caller()
+        .event.search({ lockId: lapsing.lockId, type: "permit-expired" });
+      expect(expired.events).toMatchObject([
+        {
+          type: "permit-expired",
+          fence: lapsing.fence,
+          ownerId: "gone",
+          at: lapsing.expiresAt,
+          reason: "lapsed: permits 2, no release or renewal before the lease ran out",
+        },
+      ]);
+      expect(
+        await a.prisma.lockEvent.count({
+          where: { resource: sem, type: { startsWith: "permit-" } },
+        }),
+      ).toBe(0);
+    });
+
+    it("a permit hold the audit closed as lapsed (its instance gone) is permit-expired", async () => {
+      const lockId = `Q${uid()}${uid()}`.padEnd(22, "q");
+      const businessKey = `crashed-${uid()}`;
+      const grantedAt = Date.now() - 60_000;
+      const part = a.services.audit.hold(lockId, tenant.id, sem, businessKey, grantedAt);
+      Object.assign(part, {
+        fence: "8589934999",
+        clientId: "gone",
+        ownerId: "o",
+        tier: "redis",
+        leaseMs: 1_000,
+        grantedAt,
+        expiresAt: grantedAt + 1_000,
+        primitive: "semaphore",
+        permits: 3,
+      });
+      await eventually(async () => {
+        await a.services.audit.flush();
+        return (await holdOf(lockId))?.endType === "lapsed";
+      });
+      const found = await tenant.caller().event.search({ lockId });
+      expect(found.events).toMatchObject([
+        {
+          type: "permit-expired",
+          at: grantedAt + 1_000,
+          reason: "lapsed: permits 3, no release or renewal before the lease ran out",
+        },
+        { type: "permit-grant", at: grantedAt, reason: "permits 3" },
+      ]);
+    });
+
+    it("a type filter tells mutex holds from permit holds", async () => {
+      const businessKey = `both-${uid()}`;
+      const mutex = await registerResource(tenant);
+      const caller = tenant.caller();
+      const lease = await caller.lock.acquire({ resource: mutex, businessKey, ownerId: "m" });
+      if (!lease.granted) throw new Error("expected a grant");
+      await caller.lock.extend({
+        resource: mutex,
+        businessKey,
+        lockId: lease.lockId,
+        tier: lease.tier,
+      });
+      await caller.lock.release({
+        resource: mutex,
+        businessKey,
+        lockId: lease.lockId,
+        tier: lease.tier,
+      });
+      const permit = await acquire(businessKey, "p");
+      await caller.semaphore.extend({
+        resource: sem,
+        businessKey,
+        lockId: permit.lockId,
+        tier: permit.tier,
+      });
+      await caller.semaphore.release({
+        resource: sem,
+        businessKey,
+        lockId: permit.lockId,
+        tier: permit.tier,
+      });
+      await a.services.audit.flush();
+      const typesOf = async (type?: Parameters<typeof caller.event.search>[0]["type"]) =>
+        (
+          await caller.event.search({ businessKey, ...(type === undefined ? {} : { type }) })
+        ).events.map(
+          (e) =>
+            `${e.type}:${e.lockId === lease.lockId ? "lease" : e.lockId === permit.lockId ? "permit" : "?"}`,
+        );
+      expect((await typesOf()).sort()).toEqual(
+        [
+          "grant:lease",
+          "extend:lease",
+          "release:lease",
+          "permit-grant:permit",
+          "permit-release:permit",
+        ].sort(),
+      );
+      expect(await typesOf("grant")).toEqual(["grant:lease"]);
+      expect(await typesOf("release")).toEqual(["release:lease"]);
+      expect(await typesOf("extend")).toEqual(["extend:lease"]);
+      expect(await typesOf("expired")).toEqual([]);
+      expect(await typesOf("force-release")).toEqual([]);
+      expect(await typesOf("permit-grant")).toEqual(["permit-grant:permit"]);
+      expect(await typesOf("permit-release")).toEqual(["permit-release:permit"]);
+      expect(await typesOf("permit-expired")).toEqual([]);
+      expect(await typesOf("permit-force-release")).toEqual([]);
+      expect(await typesOf("refusal")).toEqual([]);
+      // Both read from hold rows: one per hold, no event rows.
+      expect(await a.prisma.lockHold.count({ where: { businessKey } })).toBe(2);
+      expect(await a.prisma.lockEvent.count({ where: { businessKey } })).toBe(0);
+    });
   });
 });

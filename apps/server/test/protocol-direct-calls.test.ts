@@ -755,7 +755,14 @@ describe("direct coordination calls on the lock socket", () => {
       }, 20_000);
       return rows.map((row) => `${row.type}:${row.tenantId}`).sort();
     };
-    expect(await rowsOf(permit.lockId, 2)).toEqual(
+    // A permit grant is one hold row (decision 0196), read back as its grant and release.
+    let permitEvents: string[] = [];
+    await until(async () => {
+      const found = await tenant.caller().event.search({ lockId: permit.lockId });
+      permitEvents = found.events.map((event) => `${event.type}:${event.tenantId}`).sort();
+      return permitEvents.length >= 2;
+    }, 20_000);
+    expect(permitEvents).toEqual(
       [`permit-grant:${tenant.id}`, `permit-release:${tenant.id}`].sort(),
     );
     expect(await rowsOf(read.lockId, 2)).toEqual(

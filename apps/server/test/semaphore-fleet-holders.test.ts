@@ -113,14 +113,14 @@ it("a permit nobody renews is reported expired once, by the instance that grante
         )[0],
     );
     expect(expired).toMatchObject({ tenantId: tenant.id, fence: grant.fence, ownerId: "gone" });
-    // Audited once (the row id is the record's: a second report would be a second row).
+    // Audited once: the end of the grant's one hold row (decision 0196), no event row.
     const rows = await eventually(async () => {
-      const found = await a.prisma.lockEvent.findMany({
-        where: { lockId: grant.lockId, type: "permit-expired" },
-      });
-      return found.length > 0 ? found : undefined;
+      const found = await a.prisma.lockHold.findMany({ where: { lockId: grant.lockId } });
+      return found.some((row) => row.endType === "expired") ? found : undefined;
     });
     expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ kind: "semaphore", ownerId: "gone" });
+    expect(await a.prisma.lockEvent.count({ where: { lockId: grant.lockId } })).toBe(0);
   } finally {
     unsubscribe();
   }

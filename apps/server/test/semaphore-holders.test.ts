@@ -231,13 +231,13 @@ describe("permit events in the live feed", () => {
         tenantId: tenant.id,
         at: lapsing.expiresAt,
       });
-      // Audited too.
-      const row = await eventually(
-        async () =>
-          (await h.prisma.lockEvent.findFirst({
-            where: { lockId: lapsing.lockId, type: "permit-expired" },
-          })) ?? undefined,
-      );
+      // Audited too: the end of the grant's hold row (decision 0196).
+      const row = await eventually(async () => {
+        await h.services.audit.flush();
+        const hold = await h.prisma.lockHold.findUnique({ where: { lockId: lapsing.lockId } });
+        return hold?.endType === "expired" ? hold : undefined;
+      });
+      expect(row).toMatchObject({ kind: "semaphore", permits: 2 });
       expect(row.fence).toBe(BigInt(lapsing.fence!));
       // Gone from the holder list.
       const listed = await a.holder.list({ resource: semaphore, businessKey: key });

@@ -257,18 +257,21 @@ describe("semaphore audit and warden-admin", () => {
     const grant = await a.semaphore.acquire({ ...key, ownerId: "auditor", permits: 2 });
     if (!grant.granted) throw new Error("expected a grant");
     await a.semaphore.release({ ...key, lockId: grant.lockId, tier: grant.tier });
-    let rows: Array<{ type: string; fence: bigint | null; tenantId: string | null }> = [];
-    for (let i = 0; i < 100 && rows.length < 2; i++) {
-      rows = await h.prisma.lockEvent.findMany({
-        where: { lockId: grant.lockId },
-        select: { type: true, fence: true, tenantId: true },
-        orderBy: { id: "asc" },
-      });
-      if (rows.length < 2) await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    expect(rows.map((row) => row.type).sort()).toEqual(["permit-grant", "permit-release"]);
-    expect(rows.every((row) => row.fence === BigInt(grant.fence!))).toBe(true);
-    expect(rows.every((row) => row.tenantId === tenant.id)).toBe(true);
+    await h.services.audit.flush();
+    // One hold row per permit grant (decision 0196), read back as the two events.
+    const hold = await h.prisma.lockHold.findUniqueOrThrow({ where: { lockId: grant.lockId } });
+    expect(hold).toMatchObject({
+      kind: "semaphore",
+      permits: 2,
+      fence: BigInt(grant.fence!),
+      tenantId: tenant.id,
+      endType: "released",
+    });
+    expect(await h.prisma.lockEvent.count({ where: { lockId: grant.lockId } })).toBe(0);
+    const events = (await a.event.search({ lockId: grant.lockId })).events;
+    expect(events.map((event) => event.type).sort()).toEqual(["permit-grant", "permit-release"]);
+    expect(events.every((event) => event.fence === grant.fence)).toBe(true);
+    expect(events.every((event) => event.tenantId === tenant.id)).toBe(true);
   });
 
   it("warden-admin creates a semaphore with --kind/--permits and refuses a kind change", async () => {

@@ -9,7 +9,7 @@ import type { Metrics } from "../metrics/metrics.js";
 import type { ResourceRegistry } from "../registry/resource-registry.js";
 import type { LeaseTracker, TrackedLease } from "../stats/lease-tracker.js";
 import type { StatsCollector } from "../stats/stats-collector.js";
-import { recordOfEvent, type AuditRecord } from "./audit-record.js";
+import { endHold, recordOfEvent, type AuditRecord, type HoldPart } from "./audit-record.js";
 import type { AuditWriter } from "./audit-writer.js";
 
 /** What the hub fans events out to. */
@@ -64,6 +64,50 @@ export class EventHub {
     const targets = this.targets;
     if (!targets) return;
     targets.audit.write(record);
+    this.publish(targets, record);
+  }
+
+  /**
+   * Records a step of a hold the server tracks itself, a semaphore permit grant
+   * (docs/decisions/0196): published to the live feed and the fleet like {@link record},
+   * but audited in the hold's `lock_hold` row instead of an event row. `fill` writes what
+   * the step tells into the hold's pending part (named by the record's lockId and key). A
+   * record without a lockId or business key names no hold and is written as an event row.
+   */
+  recordHold(record: AuditRecord, fill: (part: HoldPart) => void): void {
+    const targets = this.targets;
+    if (!targets) return;
+    if (record.lockId === null || record.businessKey === null) {
+      targets.audit.write(record);
+    } else {
+      fill(
+        targets.audit.hold(
+          record.lockId,
+          record.tenantId,
+          record.resource,
+          record.businessKey,
+          record.at,
+        ),
+      );
+    }
+    this.publish(targets, record);
+  }
+
+  /**
+   * The pending part of a hold the server tracks itself, for a step that is audited but
+   * not published (a permit's renewal); undefined before `attach`.
+   */
+  hold(
+    lockId: string,
+    tenantId: string | null,
+    resource: string,
+    businessKey: string,
+    at: number,
+  ): HoldPart | undefined {
+    return this.targets?.audit.hold(lockId, tenantId, resource, businessKey, at);
+  }
+
+  private publish(targets: EventHubTargets, record: AuditRecord): void {
     targets.live.publish({ kind: "event", event: record });
     targets.fleet?.record(record);
   }
@@ -162,16 +206,16 @@ export class EventHub {
       case "release":
         // A release that leaves re-entries changes no holder: the hold goes on.
         if (!event.released) return;
-        this.end(this.leasePart(audit, event, tenantId, lease), "released", event.at);
+        endHold(this.leasePart(audit, event, tenantId, lease), "released", event.at);
         return;
       case "expired":
-        this.end(this.leasePart(audit, event, tenantId, lease), "expired", event.at);
+        endHold(this.leasePart(audit, event, tenantId, lease), "expired", event.at);
         return;
       case "force-release": {
         const part = this.leasePart(audit, event, tenantId, lease);
         part.clientId ??= event.holder.clientId;
         part.ownerId ??= event.holder.ownerId;
-        this.end(part, "force-released", event.at);
+        endHold(part, "force-released", event.at);
         part.actor = attribution?.actor ?? null;
         part.reason = attribution?.reason ?? null;
         return;
@@ -199,15 +243,5 @@ export class EventHub {
       part.grantedAt ??= lease.grantedAt;
     }
     return part;
-  }
-
-  private end(
-    part: ReturnType<AuditWriter["hold"]>,
-    type: "released" | "expired" | "force-released",
-    at: number,
-  ): void {
-    if (part.endType !== null) return;
-    part.endType = type;
-    part.endedAt = at;
   }
 }

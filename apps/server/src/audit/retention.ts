@@ -5,7 +5,8 @@ const BATCH = 5_000;
 
 /**
  * Deletes audit events and holds older than `retentionDays`, in batches; returns how many.
- * A hold goes by its grant time (or by its end, when its grant was never written).
+ * A hold (a mutex hold or a semaphore permit grant alike) goes by its grant time (or by its
+ * end, when its grant was never written).
  */
 export async function pruneAudit(prisma: PrismaClient, retentionDays: number): Promise<number> {
   const cutoff = new Date(Date.now() - retentionDays * 86_400_000);

@@ -33,10 +33,31 @@ const EVENT_COLUMNS =
   "id, type, tenant_id, resource, business_key, lock_id, fence, client_id, owner_id, tier, lease_ms, actor, reason, at, count";
 const COLUMNS = `${EVENT_COLUMNS}, granted_at`;
 
-const END_TYPES: Record<string, string[]> = {
-  release: ["released"],
-  "force-release": ["force-released"],
-  expired: ["expired", "lapsed"],
+// A hold row is a mutex hold (`kind` NULL) or a semaphore permit grant (`kind` 'semaphore',
+// docs/decisions/0196); the steps of a permit grant are named as the live feed names them:
+// `permit-grant`, `permit-release`, `permit-force-release`, `permit-expired`.
+const MUTEX = "kind IS NULL";
+const PERMIT = "kind = 'semaphore'";
+const PREFIX = "IF(kind IS NULL, '', 'permit-')";
+
+/** The step of a hold row that an event type filter asks for, and of which kind of hold. */
+interface HoldStep {
+  readonly branch: "grant" | "extend" | "end";
+  readonly kind: typeof MUTEX | typeof PERMIT;
+  /** `end_type`s of an end. */
+  readonly ends?: readonly string[];
+}
+
+const HOLD_STEPS: Readonly<Record<string, HoldStep>> = {
+  grant: { branch: "grant", kind: MUTEX },
+  extend: { branch: "extend", kind: MUTEX },
+  release: { branch: "end", kind: MUTEX, ends: ["released"] },
+  "force-release": { branch: "end", kind: MUTEX, ends: ["force-released"] },
+  expired: { branch: "end", kind: MUTEX, ends: ["expired", "lapsed"] },
+  "permit-grant": { branch: "grant", kind: PERMIT },
+  "permit-release": { branch: "end", kind: PERMIT, ends: ["released"] },
+  "permit-force-release": { branch: "end", kind: PERMIT, ends: ["force-released"] },
+  "permit-expired": { branch: "end", kind: PERMIT, ends: ["expired", "lapsed"] },
 };
 
 interface EventRow {
@@ -61,7 +82,9 @@ interface EventRow {
 /**
  * The branches of the search: single events (`lock_event`) and the grant, latest renewal
  * and end read from each hold's row (`lock_hold`, docs/decisions/0070), each filtered and
- * limited on its own indexes before they are merged newest first.
+ * limited on its own indexes before they are merged newest first. A permit grant's row
+ * (decision 0196) reads as its `permit-grant` and its end; its renewals are not events,
+ * as before, so the renewal branch reads mutex holds only.
  */
 function branchesOf(
   input: SearchInput,
@@ -105,8 +128,8 @@ function branchesOf(
     select: string,
     at: string,
     id: string,
-    extra: string[],
-    extraParams: unknown[] = [],
+    extra: readonly string[],
+    extraParams: readonly unknown[] = [],
   ) => {
     const where: string[] = [`${at} IS NOT NULL`, ...extra];
     const params: unknown[] = [...extraParams];
@@ -125,23 +148,29 @@ function branchesOf(
     `${id} AS id, ${typeSql} AS type, tenant_id, resource, business_key, lock_id, fence, ` +
     `client_id, owner_id, tier, ${leaseMs} AS lease_ms, ${actor} AS actor, ${reason} AS reason, ` +
     `${at} AS at, ${count} AS count, granted_at`;
-  if (type === undefined || type === "grant") {
+  const step = type === undefined ? undefined : HOLD_STEPS[type];
+  // A type filter that names no step of a hold reads no hold row; one that does reads that
+  // step of its kind of hold only.
+  if (type !== undefined && step === undefined) return branches;
+  const kind = step === undefined ? [] : [step.kind];
+  if (step === undefined || step.branch === "grant") {
     hold(
       holdColumns(
         "id",
-        "'grant'",
+        `CONCAT(${PREFIX}, 'grant')`,
         "lease_ms",
         "NULL",
-        "IF(reentries > 1, CONCAT('re-entered ', reentries, ' times'), NULL)",
+        "IF(kind IS NULL, IF(reentries > 1, CONCAT('re-entered ', reentries, ' times'), NULL), " +
+          "CONCAT('permits ', permits))",
         "granted_at",
         "NULL",
       ),
       "granted_at",
       "id",
-      [],
+      kind,
     );
   }
-  if (type === undefined || type === "extend") {
+  if (step === undefined || step.branch === "extend") {
     hold(
       holdColumns(
         "CONCAT(id, '-r')",
@@ -154,25 +183,28 @@ function branchesOf(
       ),
       "renewed_at",
       "CONCAT(id, '-r')",
-      [],
+      [MUTEX],
     );
   }
-  if (type === undefined || END_TYPES[type]) {
-    const ends = type === undefined ? null : END_TYPES[type]!;
+  if (step === undefined || step.branch === "end") {
+    const ends = step?.ends ?? [];
     hold(
       holdColumns(
         "CONCAT(id, '-e')",
-        "CASE end_type WHEN 'released' THEN 'release' WHEN 'force-released' THEN 'force-release' ELSE 'expired' END",
+        `CONCAT(${PREFIX}, CASE end_type WHEN 'released' THEN 'release' WHEN 'force-released' THEN 'force-release' ELSE 'expired' END)`,
         "NULL",
         "actor",
-        "IF(end_type = 'lapsed', 'lapsed: no release before the lease ran out', reason)",
+        "IF(kind IS NULL, IF(end_type = 'lapsed', 'lapsed: no release before the lease ran out', reason), " +
+          "CASE end_type WHEN 'lapsed' THEN CONCAT('lapsed: ', IFNULL(CONCAT('permits ', permits, ', '), ''), " +
+          "'no release or renewal before the lease ran out') " +
+          "WHEN 'released' THEN CONCAT('permits ', permits) ELSE reason END)",
         "ended_at",
         "NULL",
       ),
       "ended_at",
       "CONCAT(id, '-e')",
-      ends === null ? [] : [`end_type IN (${ends.map(() => "?").join(", ")})`],
-      ends ?? [],
+      ends.length === 0 ? kind : [...kind, `end_type IN (${ends.map(() => "?").join(", ")})`],
+      ends,
     );
   }
   return branches;

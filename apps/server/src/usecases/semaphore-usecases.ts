@@ -11,7 +11,7 @@ import {
   type Tier,
 } from "@warden/contract";
 import type { PermitGrant, PermitView, TieredSemaphores } from "@warden/core";
-import { auditRecord } from "../audit/audit-record.js";
+import { auditRecord, endHold, type HoldPart } from "../audit/audit-record.js";
 import type { TrackedPermit } from "../live/permit-tracker.js";
 import { sleepUntilWoken } from "../locks/sleep-until-woken.js";
 import type { ResourceView } from "../registry/resource-view.js";
@@ -90,13 +90,15 @@ export interface SemaphoreUseCases {
   /**
    * Reports the permit grants this instance granted or renewed last whose lease ran out
    * without a release or renewal (checked with the store first) as `permit-expired`
-   * events: audited and sent to the live feed of every instance. Called every second.
+   * events, sent to the live feed of every instance; the audit ends the grant's hold row
+   * as `expired` (docs/decisions/0196). Called every second.
    */
   reportLapsed(now?: number): Promise<void>;
   /**
    * Removes a key's permit grants (or only `lockId`'s) on every tier, whoever holds them,
-   * for an operator already checked to see the resource: audited `permit-force-release`
-   * with the operator and reason, sent to the live feed, and the key's waiters are woken
+   * for an operator already checked to see the resource: sent to the live feed as
+   * `permit-force-release` with the operator and reason, audited as the end of each
+   * grant's hold row (`force-released`, decision 0196), and the key's waiters are woken
    * (docs/decisions/0185).
    */
   forceRelease(
@@ -158,13 +160,18 @@ export function createSemaphoreUseCases(
 ): SemaphoreUseCases {
   const { semaphoreMetrics: m } = deps;
 
+  /**
+   * Audits a grant or a release: the live feed gets the `permit-*` record as before, MySQL
+   * the grant's hold row (one `lock_hold` row per permit grant, docs/decisions/0196).
+   */
   function audit(
     type: "permit-grant" | "permit-release",
     resource: ResourceView,
     view: PermitView,
     fields: { leaseMs?: number; reason: string },
   ): void {
-    deps.hub.record(
+    const at = Date.now();
+    deps.hub.recordHold(
       auditRecord({
         type,
         tenantId: resource.tenantId,
@@ -177,10 +184,36 @@ export function createSemaphoreUseCases(
         tier: view.tier,
         leaseMs: fields.leaseMs ?? null,
         reason: fields.reason,
-        at: Date.now(),
+        at,
         grantedAt: view.grantedAt,
       }),
+      (part) => {
+        permitPart(part, view);
+        if (type === "permit-grant") {
+          part.leaseMs ??= fields.leaseMs ?? null;
+        } else {
+          endHold(part, "released", at);
+        }
+      },
     );
+  }
+
+  /**
+   * Fills what every part of a permit's hold row carries, whichever part reaches MySQL
+   * first: that it is a semaphore hold, its permits, and the grant's facts.
+   */
+  function permitPart(
+    part: HoldPart,
+    permit: Pick<PermitView, "fence" | "holder" | "tier" | "permits" | "grantedAt" | "expiresAt">,
+  ): void {
+    part.primitive = "semaphore";
+    part.permits = permit.permits;
+    part.fence ??= permit.fence;
+    part.clientId ??= permit.holder.clientId;
+    part.ownerId ??= permit.holder.ownerId;
+    part.tier ??= permit.tier;
+    part.grantedAt ??= permit.grantedAt;
+    part.expiresAt = Math.max(part.expiresAt ?? 0, permit.expiresAt);
   }
 
   /** Tells the tracker (and through it the fleet) about a grant or renewal made here. */
@@ -397,6 +430,22 @@ export function createSemaphoreUseCases(
         leaseMs,
       });
       track(resource, view);
+      // Audited in the grant's hold row (its renewals, latest renewal and expiry, so the
+      // audit's lapse sweep does not close a renewed permit), not published: as before.
+      const now = Date.now();
+      const part = deps.hub.hold(
+        view.lockId,
+        resource.tenantId,
+        resource.name,
+        view.businessKey,
+        now,
+      );
+      if (part) {
+        permitPart(part, view);
+        part.renewals = Math.max(part.renewals, view.renewals);
+        part.renewedAt = now;
+        part.renewLeaseMs = leaseMs;
+      }
       return { permit: infoOf(view), currentTier: deps.locks.tier };
     } catch (error) {
       m.renewFailures.inc({ resource: resource.name });
@@ -520,22 +569,24 @@ export function createSemaphoreUseCases(
       deps.permits?.seen({ ...permit, expiresAt: live.expiresAt });
       return;
     }
-    deps.hub.record(
-      auditRecord({
-        type: "permit-expired",
-        tenantId: permit.tenantId,
-        resource: permit.resource,
-        businessKey: permit.businessKey,
-        lockId: permit.lockId,
-        fence: permit.fence,
-        clientId: permit.holder.clientId,
-        ownerId: permit.holder.ownerId,
-        tier: permit.tier,
-        reason: `lapsed: permits ${permit.permits}, no release or renewal before the lease ran out`,
-        at: permit.expiresAt,
-        grantedAt: permit.grantedAt,
-      }),
-    );
+    const record = auditRecord({
+      type: "permit-expired",
+      tenantId: permit.tenantId,
+      resource: permit.resource,
+      businessKey: permit.businessKey,
+      lockId: permit.lockId,
+      fence: permit.fence,
+      clientId: permit.holder.clientId,
+      ownerId: permit.holder.ownerId,
+      tier: permit.tier,
+      reason: `lapsed: permits ${permit.permits}, no release or renewal before the lease ran out`,
+      at: permit.expiresAt,
+      grantedAt: permit.grantedAt,
+    });
+    deps.hub.recordHold(record, (part) => {
+      permitPart(part, permit);
+      if (endHold(part, "expired", record.at)) part.reason = record.reason;
+    });
   }
 
   async function forceRelease(
@@ -551,22 +602,27 @@ export function createSemaphoreUseCases(
     });
     for (const view of removed) {
       deps.permits?.ended(view.lockId);
-      deps.hub.record(
-        auditRecord({
-          type: "permit-force-release",
-          tenantId: resource.tenantId,
-          ...key,
-          lockId: view.lockId,
-          fence: view.fence,
-          clientId: view.holder.clientId,
-          ownerId: view.holder.ownerId,
-          tier: view.tier,
-          actor: by.actor.slice(0, 128),
-          reason: `permits ${view.permits}: ${by.reason}`.slice(0, 500),
-          at: Date.now(),
-          grantedAt: view.grantedAt,
-        }),
-      );
+      const record = auditRecord({
+        type: "permit-force-release",
+        tenantId: resource.tenantId,
+        ...key,
+        lockId: view.lockId,
+        fence: view.fence,
+        clientId: view.holder.clientId,
+        ownerId: view.holder.ownerId,
+        tier: view.tier,
+        actor: by.actor.slice(0, 128),
+        reason: `permits ${view.permits}: ${by.reason}`.slice(0, 500),
+        at: Date.now(),
+        grantedAt: view.grantedAt,
+      });
+      deps.hub.recordHold(record, (part) => {
+        permitPart(part, view);
+        if (endHold(part, "force-released", record.at)) {
+          part.actor = record.actor;
+          part.reason = record.reason;
+        }
+      });
     }
     if (removed.length > 0) deps.notifier.released(key);
     deps.logger.info(
