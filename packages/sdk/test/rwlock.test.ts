@@ -87,6 +87,10 @@ describe("warden.rwLock", () => {
     expect(r2.fence).toBe(r1.fence);
     expect(await other.tryWrite()).toBeNull();
     await expect(other.write({ waitMs: 200 })).rejects.toBeInstanceOf(LockTimeoutError);
+    // The writer that gave up left its intent, which holds readers back until it lapses
+    // (INTENT_MS, 3 s); wait it out, so the waiting writer counted below is the next one and
+    // no stale intent refuses the read after the write.
+    await until(async () => (await lock.inspect()).waitingWriters === 0, 10_000);
     const writing = other.write({ waitMs: 20_000 });
     // The waiting writer stops new readers (writer preference).
     await until(async () => (await lock.inspect()).waitingWriters === 1, 10_000);
