@@ -93,8 +93,8 @@ export interface LiveGrant {
 /**
  * Steps for the grants held now, so that the timeline draws every live grant even when its
  * audit row is not readable yet (the audit writer flushes in batches, after the live feed
- * has already announced the grant) or fell out of the events read (permit renewals are not
- * audited): a grant at its grant time, or, when that is unknown, a step at `fromMs` (the
+ * has already announced the grant) or fell out of the events read (a permit's renewals are kept
+ * in its audit row but never searched as events): a grant at its grant time, or, when that is unknown, a step at `fromMs` (the
  * bar starts at the window's edge). Where the audit has the grant too, the two describe the
  * same hold (one lockId) and it is drawn once.
  */
