@@ -300,6 +300,29 @@ describe("rwlock router", () => {
         patch: { lockDelayMs: 0, releaseOnDisconnectMs: null },
       }),
     ).toMatchObject({ kind: "rwlock", lockDelayMs: 0, releaseOnDisconnectMs: null });
+
+    // FIFO order has no queue to act on in a read-write lock: fair is refused, on create and
+    // on update, with nothing written; false passes.
+    const fairName = `rw:${uid()}`;
+    const fairCreate = await expectCode(
+      a.resource.create({ ...POLICY, name: fairName, kind: "rwlock", fair: true }),
+      "BAD_REQUEST",
+    );
+    expect(fairCreate.cause).toMatchObject({ code: "INVALID_ARGUMENT", field: "fair" });
+    expect(await h.prisma.resource.findUnique({ where: { name: fairName } })).toBeNull();
+    const fairPatch = await expectCode(
+      a.resource.update({ name: rw, patch: { fair: true, description: "changed" } }),
+      "BAD_REQUEST",
+    );
+    expect(fairPatch.cause).toMatchObject({ code: "INVALID_ARGUMENT", field: "fair" });
+    expect(await a.resource.get({ name: rw })).toMatchObject({
+      fair: false,
+      description: POLICY.description,
+    });
+    expect(await a.resource.update({ name: rw, patch: { fair: false } })).toMatchObject({
+      kind: "rwlock",
+      fair: false,
+    });
   });
 
   it("another tenant's rwlock is UNKNOWN_RESOURCE, like an unknown name, and its holder keeps the grant", async () => {

@@ -261,8 +261,17 @@ function checkKindAndPermits(
 // (0 and null) pass, so forms that always send every field keep working.
 function checkMutexOnly(
   kind: ResourceKind,
-  policy: { lockDelayMs?: number; releaseOnDisconnectMs?: number | null },
+  policy: { lockDelayMs?: number; releaseOnDisconnectMs?: number | null; fair?: boolean },
 ): void {
+  // FIFO order is a queue in the mutex and semaphore stores; read-write locks have none
+  // (decision 0166: waiting writers are kept from starving by writer preference), so `fair`
+  // on one would be stored and never applied.
+  if (kind === "rwlock" && policy.fair === true) {
+    throw new InvalidArgumentError(
+      "fair",
+      "first-come-first-served order applies to mutex and semaphore resources; a read-write lock keeps writers from starving by its writer preference",
+    );
+  }
   if (kind === "mutex") return;
   if (policy.lockDelayMs !== undefined && policy.lockDelayMs > 0) {
     throw new InvalidArgumentError(

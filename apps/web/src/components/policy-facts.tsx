@@ -110,7 +110,9 @@ export function PolicyFacts({
             : "fail-closed"
         }
       />
-      <Fact name="fair" value={resource.fair ? "yes (FIFO)" : "no"} />
+      {resource.kind === "rwlock" ? null : (
+        <Fact name="fair" value={resource.fair ? "yes (FIFO)" : "no"} />
+      )}
       <Fact name="waitReplicas" value={resource.waitReplicas} />
     </dl>
   );

@@ -304,15 +304,17 @@ export function ResourceForm({
               />
               degrade — may move to MySQL when Redis is down
             </label>
-            <label className="field field-check">
-              <input
-                type="checkbox"
-                name="fair"
-                checked={values.fair}
-                onChange={(event) => form.set("fair", event.target.checked)}
-              />
-              fair — waiters served first come, first served
-            </label>
+            {values.kind === "rwlock" ? null : (
+              <label className="field field-check">
+                <input
+                  type="checkbox"
+                  name="fair"
+                  checked={values.fair}
+                  onChange={(event) => form.set("fair", event.target.checked)}
+                />
+                fair — waiters served first come, first served
+              </label>
+            )}
             <Field id="rf-description" label="Description" error={errors.description} span>
               <textarea
                 id="rf-description"

@@ -306,6 +306,13 @@ describe("read-write locks", () => {
     expect(preferred.ok && preferred.input.writerPreference).toBe(true);
   });
 
+  it("never sends fair for an rwlock (it has no FIFO order; the server refuses it)", () => {
+    const rwlock = parseCreateForm({ ...valid, kind: "rwlock", fair: true });
+    expect(rwlock.ok && rwlock.input.fair).toBe(false);
+    const mutex = parseCreateForm({ ...valid, fair: true });
+    expect(mutex.ok && mutex.input.fair).toBe(true);
+  });
+
   it("sends writer preference only for an rwlock, so a mutex or semaphore keeps its own", () => {
     const mutex = parseCreateForm({ ...valid, writerPreference: false });
     // Left out of the input: the schema's default (true), which the server accepts for a mutex.

@@ -159,7 +159,8 @@ function policyInput(values: ResourceFormValues): Record<string, unknown> {
     ...(rwlock ? { writerPreference: values.writerPreference } : {}),
     degrade: values.degrade,
     localFallback: values.localFallback,
-    fair: values.fair,
+    // A read-write lock has no FIFO order (the server refuses fair on it): never sent true.
+    fair: rwlock ? false : values.fair,
     description: values.description,
   };
 }
