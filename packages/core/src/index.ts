@@ -85,6 +85,7 @@ export {
   type RwReleaseResult,
   type RwExtendInput,
   type RwForceReleaseInput,
+  type RwWithdrawIntentInput,
 } from "./store/rw-lock-store.js";
 export { LocalRwLockStore } from "./local/local-rw-lock-store.js";
 export { RedisRwLockStore } from "./redis/rw/redis-rw-lock-store.js";

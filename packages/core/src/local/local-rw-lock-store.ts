@@ -14,6 +14,7 @@ import { decideRw, type LiveRwGrant } from "../store/rw-decide.js";
 import {
   checkRwAcquire,
   checkRwListByKey,
+  checkRwWithdrawIntent,
   holdsGrants,
   rwKeyCursor,
   modeMixError,
@@ -30,6 +31,7 @@ import {
   type RwMode,
   type RwReleaseInput,
   type RwReleaseResult,
+  type RwWithdrawIntentInput,
 } from "../store/rw-lock-store.js";
 
 interface Entry {
@@ -180,6 +182,14 @@ export class LocalRwLockStore implements RwLockStore {
     }
     this.keep(key, state);
     return removed;
+  }
+
+  async withdrawIntent(input: RwWithdrawIntentInput): Promise<boolean> {
+    const { key, holder } = checkRwWithdrawIntent(input);
+    const state = this.state(key, performance.now());
+    const withdrawn = state.intents.delete(holderKey(holder));
+    this.keep(key, state);
+    return withdrawn;
   }
 
   /** The resource's keys with a live grant, in business-key order, `limit` keys a page. */

@@ -11,7 +11,12 @@ import { notExecutedReason } from "./reply-error.js";
 import type { UncertainGrantCleaner } from "./uncertain-grant-cleaner.js";
 
 /** What a Redis call is for; says how a failure of it is reported. */
-export type RedisOperation = UncertainOperation | "inspect" | "force-release" | "leave-queue";
+export type RedisOperation =
+  | UncertainOperation
+  | "inspect"
+  | "force-release"
+  | "leave-queue"
+  | "withdraw-intent";
 
 /**
  * Sends store calls with their deadline and turns failures into typed errors
@@ -72,7 +77,12 @@ export class RedisCaller {
         cause: error,
       });
     }
-    if (operation === "inspect" || operation === "force-release" || operation === "leave-queue") {
+    if (
+      operation === "inspect" ||
+      operation === "force-release" ||
+      operation === "leave-queue" ||
+      operation === "withdraw-intent"
+    ) {
       return new LockUnavailableError(`Redis ${operation} failed: ${(error as Error).message}`, {
         cause: error,
       });

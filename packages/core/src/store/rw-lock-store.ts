@@ -108,6 +108,14 @@ export interface RwKeyView extends LockKey {
   readonly tier: Tier;
 }
 
+/**
+ * Input of {@link RwLockStore.withdrawIntent}: the key and the writer (its holder) whose
+ * intent is withdrawn.
+ */
+export interface RwWithdrawIntentInput extends LockKey {
+  readonly holder: Holder;
+}
+
 /** Input of {@link RwLockStore.forceRelease}: every grant of the key, or only `lockId`. */
 export interface RwForceReleaseInput extends LockKey {
   readonly lockId?: string;
@@ -164,6 +172,13 @@ export interface RwLockStore {
   /** Removes the key's grants (or only `lockId`'s) whatever their holder; returns them. */
   forceRelease(input: RwForceReleaseInput): Promise<RwLeaseView[]>;
   /**
+   * Withdraws `holder`'s writer intent on the key (a writer that stopped waiting without a
+   * grant), so new readers are no longer held back until it lapses. Only that holder's
+   * intent goes: never a grant, never another holder's intent. Idempotent; true when a
+   * live intent was removed, false when there was none.
+   */
+  withdrawIntent(input: RwWithdrawIntentInput): Promise<boolean>;
+  /**
    * The resource's keys that hold a live grant, as the store sees them (decision 0185):
    * the store decides what is listed, from its own state, so holder lists and a resource's
    * retirement need no record kept elsewhere. Keys with only a writer's intent are left out.
@@ -208,6 +223,18 @@ export function rwKeyCursor(businessKey: string): string {
 /** True when the key view holds a live grant (a writer or a reader). */
 export function holdsGrants(view: RwKeyView | null): view is RwKeyView {
   return view !== null && (view.writer !== null || view.readers.length > 0);
+}
+
+/** Validates a {@link RwWithdrawIntentInput} (every field, before anything is written). */
+export function checkRwWithdrawIntent(input: RwWithdrawIntentInput): {
+  readonly key: LockKey;
+  readonly holder: Holder;
+} {
+  if (typeof input !== "object" || input === null) {
+    throw new InvalidArgumentError("input", "must be an object");
+  }
+  const key = validateLockKey({ resource: input.resource, businessKey: input.businessKey });
+  return { key, holder: validateHolder(input.holder) };
 }
 
 /** A checked acquire input with defaults applied. */

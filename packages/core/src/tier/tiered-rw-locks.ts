@@ -7,6 +7,7 @@ import {
 } from "@warden/contract";
 import {
   checkRwAcquire,
+  checkRwWithdrawIntent,
   type RwAcquireInput,
   type RwAcquireResult,
   type RwExtendInput,
@@ -19,6 +20,7 @@ import {
   type RwMode,
   type RwReleaseInput,
   type RwReleaseResult,
+  type RwWithdrawIntentInput,
 } from "../store/rw-lock-store.js";
 import type { TierSnapshot } from "./tier-snapshot.js";
 import {
@@ -193,6 +195,26 @@ export class TieredRwLocks {
   /** Removes the key's grants (or `lockId`'s) from every tier that answers. */
   async forceRelease(input: RwForceReleaseInput): Promise<RwLeaseView[]> {
     return allRemoved(searchOrder(this.tier), (tier) => this.store(tier).forceRelease(input));
+  }
+
+  /**
+   * Withdraws a writer's intent on the key (a wait that ended without a grant) from every
+   * tier in search order: the wait may have registered it on a tier it has switched away
+   * from since. A tier that fails is skipped: an intent left there lapses by itself within
+   * its `intentMs`, so withdrawing is only a way to let readers in sooner, never needed for
+   * correctness. Bad input is `InvalidArgumentError`; true when some tier withdrew a live
+   * intent.
+   */
+  async withdrawIntent(input: RwWithdrawIntentInput): Promise<boolean> {
+    const { key, holder } = checkRwWithdrawIntent(input);
+    let withdrawn = false;
+    for (const tier of searchOrder(this.tier)) {
+      const found = await this.store(tier)
+        .withdrawIntent({ ...key, holder })
+        .catch(() => false);
+      withdrawn ||= found;
+    }
+    return withdrawn;
   }
 
   /** Stops following the tier and closes the three stores. */

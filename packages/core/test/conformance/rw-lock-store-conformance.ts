@@ -229,6 +229,116 @@ export function describeRwLockStoreConformance(
       expect((await store.inspect(key))?.waitingWriters).toBe(0);
     });
 
+    test("withdrawIntent removes only that writer's intent: a reader gets in at once once none is left", async () => {
+      const key = keyOf();
+      const r1 = mustGrant(
+        await store.acquireRead({ ...key, holder: holder("r1"), leaseMs: 20_000 }),
+      );
+      const w1 = holder("w1");
+      const w2 = holder("w2");
+      // Intents long enough that none lapses during the test: only withdrawing removes them.
+      for (const w of [w1, w2]) {
+        const refused = await store.acquireWrite({
+          ...key,
+          holder: w,
+          leaseMs: 5_000,
+          intentMs: 20_000,
+        });
+        expect(refused.granted).toBe(false);
+      }
+      const before = await store.inspect(key);
+      expect(before?.waitingWriters).toBe(2);
+      const r2 = holder("r2");
+      const blocked = await store.acquireRead({ ...key, holder: r2, leaseMs: 5_000 });
+      expect(blocked.granted ? null : blocked.reason).toBe("writer-waiting");
+
+      expect(await store.withdrawIntent({ ...key, holder: w1 })).toBe(true);
+      expect((await store.inspect(key))?.waitingWriters).toBe(1);
+      // w2's intent still holds readers back.
+      const still = await store.acquireRead({ ...key, holder: r2, leaseMs: 5_000 });
+      expect(still.granted ? null : still.reason).toBe("writer-waiting");
+      // Withdrawing again, on another key, or for a holder with no intent changes nothing.
+      expect(await store.withdrawIntent({ ...key, holder: w1 })).toBe(false);
+      expect(await store.withdrawIntent({ ...key, businessKey: "other", holder: w2 })).toBe(false);
+      expect(await store.withdrawIntent({ ...key, holder: { ...w2, ownerId: "w3" } })).toBe(false);
+      // The reader holds a grant, not an intent: nothing of it goes.
+      expect(await store.withdrawIntent({ ...key, holder: r1.holder })).toBe(false);
+      expect((await store.inspect(key))?.waitingWriters).toBe(1);
+
+      expect(await store.withdrawIntent({ ...key, holder: w2 })).toBe(true);
+      const reader = mustGrant(await store.acquireRead({ ...key, holder: r2, leaseMs: 5_000 }));
+      const after = await store.inspect(key);
+      expect(after?.waitingWriters).toBe(0);
+      expect(after?.writer).toBeNull();
+      expect(after?.readers.map((g) => [g.lockId, g.reentry, g.renewals])).toEqual([
+        [r1.lockId, 1, 0],
+        [reader.lockId, 1, 0],
+      ]);
+      expect(after!.readers[0]!.ttlMs).toBeGreaterThan(10_000);
+      if (target.fenced) {
+        expect(reader.fence).toBe(r1.fence);
+        expect(after?.readFence).toBe(before?.readFence);
+      }
+      expect(await store.withdrawIntent({ ...key, holder: w2 })).toBe(false);
+    });
+
+    test("withdrawIntent never touches a grant, and is harmless on a key with nothing", async () => {
+      const key = keyOf();
+      const w = holder("w");
+      const grant = mustGrant(await store.acquireWrite({ ...key, holder: w, leaseMs: 20_000 }));
+      // Another writer waits on the held key; the holder's withdrawal leaves its intent too.
+      const other = holder("w2");
+      expect(
+        (await store.acquireWrite({ ...key, holder: other, leaseMs: 5_000, intentMs: 20_000 }))
+          .granted,
+      ).toBe(false);
+      expect(await store.withdrawIntent({ ...key, holder: w })).toBe(false);
+      const seen = await store.inspect(key);
+      expect(seen?.writer?.lockId).toBe(grant.lockId);
+      expect(seen?.writer?.reentry).toBe(1);
+      expect(seen!.writer!.ttlMs).toBeGreaterThan(10_000);
+      expect(seen?.waitingWriters).toBe(1);
+      // A writer granted after its intent has none left to withdraw.
+      await store.release({ ...key, lockId: grant.lockId });
+      const next = mustGrant(await store.acquireWrite({ ...key, holder: other, leaseMs: 5_000 }));
+      expect(await store.withdrawIntent({ ...key, holder: other })).toBe(false);
+      expect((await store.inspect(key))?.writer?.lockId).toBe(next.lockId);
+
+      const empty = keyOf();
+      expect(await store.withdrawIntent({ ...empty, holder: w })).toBe(false);
+      expect(await store.withdrawIntent({ ...empty, holder: w })).toBe(false);
+      expect(await store.inspect(empty)).toBeNull();
+      mustGrant(await store.acquireRead({ ...empty, holder: holder("r"), leaseMs: 1_000 }));
+    });
+
+    test("withdrawIntent refuses bad input with a typed error and changes nothing", async () => {
+      const key = keyOf();
+      mustGrant(await store.acquireRead({ ...key, holder: holder("r"), leaseMs: 20_000 }));
+      const w = holder("w");
+      expect(
+        (await store.acquireWrite({ ...key, holder: w, leaseMs: 5_000, intentMs: 20_000 })).granted,
+      ).toBe(false);
+      const cases: [string, unknown][] = [
+        ["resource", { ...key, resource: "bad name", holder: w }],
+        ["businessKey", { ...key, businessKey: "", holder: w }],
+        ["holder", { ...key, holder: null }],
+        ["holder", { ...key }],
+        ["holder.ownerId", { ...key, holder: { clientId: w.clientId, ownerId: "" } }],
+        ["holder.clientId", { ...key, holder: { clientId: 7, ownerId: w.ownerId } }],
+        ["input", null],
+      ];
+      for (const [field, input] of cases) {
+        const error = await store
+          .withdrawIntent(input as Parameters<RwLockStore["withdrawIntent"]>[0])
+          .catch((e: unknown) => e);
+        expect(error, field).toBeInstanceOf(InvalidArgumentError);
+        expect((error as InvalidArgumentError).field, field).toBe(field);
+      }
+      expect((await store.inspect(key))?.waitingWriters).toBe(1);
+      const blocked = await store.acquireRead({ ...key, holder: holder("r2"), leaseMs: 5_000 });
+      expect(blocked.granted ? null : blocked.reason).toBe("writer-waiting");
+    });
+
     test("fences: every write exceeds all earlier fences; readers between writes share one", async () => {
       if (!target.fenced) return;
       const key = keyOf();

@@ -22,6 +22,7 @@ let mariadb: MariaDbServer;
 let pool: Pool;
 let locks: TieredLocks;
 let rw: TieredRwLocks;
+let mysqlRw: MysqlRwLockStore;
 const key = { resource: uniqueResource("rw-switch"), businessKey: "k" };
 
 /**
@@ -47,13 +48,14 @@ beforeAll(async () => {
   await waitForTier(locks, "redis");
   pool = createPool({ uri: mariadb.url, connectionLimit: 2 });
   const epochSource = new MysqlEpochSource(pool);
+  mysqlRw = await MysqlRwLockStore.open({ connection: mariadb.url, epochSource });
   rw = new TieredRwLocks({
     tiers: locks,
     redis: await RedisRwLockStore.open({
       topology: { mode: "standalone", url: redis.url },
       epochSource,
     }),
-    mysql: await MysqlRwLockStore.open({ connection: mariadb.url, epochSource }),
+    mysql: mysqlRw,
     local: new LocalRwLockStore(),
   });
 });
@@ -152,5 +154,53 @@ test("a return to Redis drains: a live MySQL writer refuses Redis grants until r
   );
   expect(compareFences(writer.fence!, reader.fence!)).toBeGreaterThan(0);
   expect(resource.write(writer.fence!)).toBe(true);
+  await locks.override(null, "test", "done");
+});
+
+test("withdrawIntent reaches every tier: an intent a wait left on the tier the fleet moved from goes too", async () => {
+  const w = holder("w-intent");
+  // A writer waits on MySQL (a reader holds the key there), then the fleet returns to Redis.
+  await locks.override("mysql", "test", "an intent on MySQL");
+  await waitForTier(locks, "mysql");
+  const there = { ...key, businessKey: "intent-mysql" };
+  const mysqlReader = mustGrant(
+    await rw.acquireRead({ ...there, holder: holder("r"), leaseMs: 20_000 }, DEGRADES),
+  );
+  expect(mysqlReader.tier).toBe("mysql");
+  const refusedThere = await rw.acquireWrite(
+    { ...there, holder: w, leaseMs: 5_000, intentMs: 20_000 },
+    DEGRADES,
+  );
+  expect(refusedThere.granted ? null : refusedThere.tier).toBe("mysql");
+  await locks.override("redis", "test", "back to Redis");
+  await waitForTier(locks, "redis");
+
+  await expect(
+    rw.withdrawIntent({ ...there, holder: { ...w, ownerId: "" } }),
+  ).rejects.toBeInstanceOf(InvalidArgumentError);
+  expect((await mysqlRw.inspect(there))?.waitingWriters).toBe(1);
+  expect(await rw.withdrawIntent({ ...there, holder: w })).toBe(true);
+  const seen = await mysqlRw.inspect(there);
+  expect(seen?.waitingWriters).toBe(0);
+  expect(seen?.readers.map((g) => g.lockId)).toEqual([mysqlReader.lockId]);
+  expect(await rw.withdrawIntent({ ...there, holder: w })).toBe(false);
+  await rw.release({ ...there, lockId: mysqlReader.lockId, tier: "mysql" });
+  await eventually(async () => expect(rw.draining).toBe(false), 5_000);
+
+  // And on the tier in force.
+  const here = { ...key, businessKey: "intent-redis" };
+  mustGrant(await rw.acquireRead({ ...here, holder: holder("r"), leaseMs: 20_000 }, DEGRADES));
+  const refused = await rw.acquireWrite(
+    { ...here, holder: w, leaseMs: 5_000, intentMs: 20_000 },
+    DEGRADES,
+  );
+  expect(refused.granted ? null : refused.tier).toBe("redis");
+  expect((await rw.inspect(here))?.waitingWriters).toBe(1);
+  expect(await rw.withdrawIntent({ ...here, holder: w })).toBe(true);
+  const reader = mustGrant(
+    await rw.acquireRead({ ...here, holder: holder("r2"), leaseMs: 5_000 }, DEGRADES),
+  );
+  expect(reader.tier).toBe("redis");
+  expect((await rw.inspect(here))?.readers).toHaveLength(2);
   await locks.override(null, "test", "done");
 });

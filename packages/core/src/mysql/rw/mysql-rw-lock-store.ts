@@ -15,6 +15,7 @@ import { decideRw } from "../../store/rw-decide.js";
 import {
   checkRwAcquire,
   checkRwListByKey,
+  checkRwWithdrawIntent,
   holdsGrants,
   rwKeyCursor,
   modeMixError,
@@ -32,6 +33,7 @@ import {
   type RwMode,
   type RwReleaseInput,
   type RwReleaseResult,
+  type RwWithdrawIntentInput,
 } from "../../store/rw-lock-store.js";
 import { isDeadlock } from "../deadlock-retry.js";
 import { certainlyNotApplied } from "../driver-errors.js";
@@ -51,6 +53,7 @@ import {
   RW_REENTER,
   RW_REGISTER_INTENT,
   RW_RELEASE,
+  RW_WITHDRAW_INTENT,
 } from "./rw-sql.js";
 
 interface GrantRow extends RowDataPacket {
@@ -409,12 +412,22 @@ export class MysqlRwLockStore extends MysqlStoreBase implements RwLockStore {
     }
   }
 
+  /** Deletes the holder's `mysql_rw_intent` row, in a transaction that locks the key first. */
+  async withdrawIntent(input: RwWithdrawIntentInput): Promise<boolean> {
+    const { key, holder } = checkRwWithdrawIntent(input);
+    const row = [key.resource, key.businessKey, holder.clientId, holder.ownerId];
+    const out = await this.run("withdraw-intent", key, "", RW_WITHDRAW_INTENT, [...row, ...row]);
+    return Number((out[0] as { live: number | string }[])[0]?.live ?? 0) > 0;
+  }
+
   /**
-   * Runs release or extend in one transaction that locks the key's row first; a deadlock
-   * (rolled back whole) is retried, any other failure becomes a typed error.
+   * Runs release, extend or an intent's withdrawal in one transaction that locks the key's
+   * row first; a deadlock (rolled back whole) is retried, any other failure becomes a typed
+   * error. A withdrawal whose outcome is unknown is `LockUnavailableError`, not
+   * `OutcomeUnknownError`: withdrawing again is harmless, and the intent lapses by itself.
    */
   private async run(
-    operation: "release" | "extend",
+    operation: "release" | "extend" | "withdraw-intent",
     key: LockKey,
     lockId: string,
     sql: string,
@@ -443,7 +456,7 @@ export class MysqlRwLockStore extends MysqlStoreBase implements RwLockStore {
           await new Promise((resolve) => setTimeout(resolve, attempt * 2 + Math.random() * 3));
           continue;
         }
-        if (certainlyNotApplied(error) && !committing) {
+        if ((certainlyNotApplied(error) && !committing) || operation === "withdraw-intent") {
           throw new LockUnavailableError(`MySQL tier: ${operation} failed`, { cause: error });
         }
         throw new OutcomeUnknownError(lockId, operation, { cause: error });

@@ -90,9 +90,9 @@ export const RW_REENTER = `UPDATE mysql_rw_grant SET reentry = reentry + 1,
 SELECT ${GRANT_COLUMNS} FROM mysql_rw_grant WHERE lock_id = ?`;
 
 /**
- * Locks the key's row: release, extend and force-release take it first, like acquire, so
- * every writer of a key's grants is serialized in one lock order (no deadlock cycles between
- * them). Parameters: resource, business_key.
+ * Locks the key's row: release, extend, force-release and withdrawing an intent take it
+ * first, like acquire, so every writer of a key's grants and intents is serialized in one
+ * lock order (no deadlock cycles between them). Parameters: resource, business_key.
  */
 export const RW_LOCK_KEY = `SELECT id FROM mysql_rw_lock WHERE resource = ? AND business_key = ? FOR UPDATE`;
 
@@ -114,6 +114,18 @@ export const RW_EXTEND = `UPDATE mysql_rw_grant
   SET renewals = renewals + 1, expires_at = NOW(3) + INTERVAL ? * 1000 MICROSECOND
   WHERE lock_id = ? AND resource = ? AND business_key = ? AND expires_at > NOW(3);
 SELECT ${GRANT_COLUMNS} FROM mysql_rw_grant WHERE lock_id = ?`;
+
+/**
+ * Withdraws one holder's writer intent (a writer that stopped waiting without a grant), run
+ * after {@link RW_LOCK_KEY} in one transaction: says whether it was live, then deletes it
+ * (a lapsed one too). Grants and other holders' intents are not touched.
+ * Parameters: resource, business_key, client_id, owner_id; the same again.
+ * Results: [[{ live }], delete].
+ */
+export const RW_WITHDRAW_INTENT = `SELECT COUNT(*) AS live FROM mysql_rw_intent
+  WHERE resource = ? AND business_key = ? AND client_id = ? AND owner_id = ? AND deadline > NOW(3);
+DELETE FROM mysql_rw_intent
+  WHERE resource = ? AND business_key = ? AND client_id = ? AND owner_id = ?`;
 
 /**
  * What inspect reports (read only). Parameters: key × 3.

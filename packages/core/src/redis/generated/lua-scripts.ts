@@ -105,6 +105,13 @@ export const rwRelease: LuaScript = {
   "lua": "--[[\n  Read-write lock: releases one entry of the grant lockId; the grant goes when its last\n  entry goes. Nothing changes when lockId holds nothing live on the key. The key's state\n  (its read fence) keeps its expiry.\n\n  KEYS[1]  state key (see rwAcquire-4.lua)\n  ARGV[1]  lockId\n\n  Returns:\n    { 1, remainingEntries, value }   released one entry; value is the grant before it\n    { -5 }                           no live grant under lockId\n]]\nlocal time = redis.call(\"TIME\")\nlocal nowMs = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)\nlocal field = \"g:\" .. ARGV[1]\nlocal value = redis.call(\"HGET\", KEYS[1], field)\nif not value then\n  return { -5 }\nend\nlocal m, f, r, rest = string.match(value, \"^([^|]*)|([^|]*)|([^|]*)|(.*)$\")\nlocal e = string.match(rest, \"^[^|]*|[^|]*|([^|]*)|\")\nif tonumber(e) <= nowMs then\n  redis.call(\"HDEL\", KEYS[1], field)\n  return { -5 }\nend\nlocal remaining = tonumber(r) - 1\nif remaining > 0 then\n  redis.call(\"HSET\", KEYS[1], field, m .. \"|\" .. f .. \"|\" .. remaining .. \"|\" .. rest)\nelse\n  redis.call(\"HDEL\", KEYS[1], field)\nend\nreturn { 1, remaining, value }\n"
 };
 
+/** rwWithdrawIntent-1.lua */
+export const rwWithdrawIntent: LuaScript = {
+  "command": "warden_rwWithdrawIntent_afcdb84e",
+  "numberOfKeys": 1,
+  "lua": "--[[\n  Read-write lock: withdraws one holder's writer intent (a writer that stopped waiting\n  without a grant), so new readers are not held back until it lapses. Grants, the read\n  fence and other holders' intents stay; the key keeps its expiry (never too short: it\n  covered this intent too). Removing the last field removes the key, as any HDEL does.\n\n  KEYS[1]  state key (see rwAcquire-4.lua)\n  ARGV[1]  clientId              ARGV[2]  ownerId\n\n  Returns:\n    { 1 }   the holder had a live intent; it is gone\n    { 0 }   it had none (never registered, granted since, or lapsed; a lapsed one is removed)\n]]\nlocal time = redis.call(\"TIME\")\nlocal nowMs = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)\nlocal field = \"i:\" .. ARGV[1] .. \"|\" .. ARGV[2]\nlocal deadline = redis.call(\"HGET\", KEYS[1], field)\nif not deadline then\n  return { 0 }\nend\nredis.call(\"HDEL\", KEYS[1], field)\nif tonumber(deadline) > nowMs then\n  return { 1 }\nend\nreturn { 0 }\n"
+};
+
 /** semaphoreAcquire-6.lua */
 export const semaphoreAcquire: LuaScript = {
   "command": "warden_semaphoreAcquire_739d5035",

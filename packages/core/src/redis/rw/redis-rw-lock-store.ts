@@ -13,6 +13,7 @@ import {
 } from "@warden/contract";
 import {
   checkRwAcquire,
+  checkRwWithdrawIntent,
   modeMixError,
   mutexHeldError,
   type RwAcquireInput,
@@ -28,6 +29,7 @@ import {
   type RwRefusalReason,
   type RwReleaseInput,
   type RwReleaseResult,
+  type RwWithdrawIntentInput,
 } from "../../store/rw-lock-store.js";
 import { withTimeout } from "../../store/with-timeout.js";
 import {
@@ -36,6 +38,7 @@ import {
   rwForceRelease,
   rwInspect,
   rwRelease,
+  rwWithdrawIntent,
 } from "../generated/lua-scripts.js";
 import type { RedisKeys } from "../keys.js";
 import { listRwKeys } from "./list-rw-keys.js";
@@ -299,6 +302,19 @@ export class RedisRwLockStore extends RedisStoreBase implements RwLockStore {
     const key = validateLockKey({ resource: input.resource, businessKey: input.businessKey });
     const lockId = input.lockId === undefined ? "" : validateLockId(input.lockId);
     return this.remove(key, lockId, this.options.commandTimeoutMs);
+  }
+
+  /** Removes the holder's intent field from the key's hash (`rwWithdrawIntent-1.lua`). */
+  async withdrawIntent(input: RwWithdrawIntentInput): Promise<boolean> {
+    const { key, holder } = checkRwWithdrawIntent(input);
+    const [state] = rwKeys(this.keys, key);
+    const reply = await this.caller.call(
+      "withdraw-intent",
+      "",
+      () => callScript(this.client, rwWithdrawIntent, [state], [holder.clientId, holder.ownerId]),
+      (raw) => replyArray("rwWithdrawIntent-1", raw),
+    );
+    return reply[0] === 1;
   }
 
   private async remove(key: LockKey, lockId: string, timeoutMs: number): Promise<RwLeaseView[]> {
