@@ -87,8 +87,8 @@ describe("warden.rwLock", () => {
     expect(r2.fence).toBe(r1.fence);
     expect(await other.tryWrite()).toBeNull();
     await expect(other.write({ waitMs: 200 })).rejects.toBeInstanceOf(LockTimeoutError);
-    // The writer that gave up left its intent, which holds readers back until it lapses
-    // (INTENT_MS, 3 s); wait it out, so the waiting writer counted below is the next one and
+    // The writer that gave up withdraws its intent (decision 0197), a moment after its
+    // answer; wait until it is gone, so the waiting writer counted below is the next one and
     // no stale intent refuses the read after the write.
     await until(async () => (await lock.inspect()).waitingWriters === 0, 10_000);
     const writing = other.write({ waitMs: 20_000 });
@@ -126,6 +126,44 @@ describe("warden.rwLock", () => {
     }
     expect((await lock.inspect()).writer?.lockId).toBe(writer.lockId);
     await writer.release();
+  });
+
+  test("a writer that gives up (timeout or signal) withdraws its intent: new readers get in at once", async () => {
+    const key = `gave-up-${uid()}`;
+    const lock = stack.client().rwLock(rw, key);
+    const other = stack.client().rwLock(rw, key);
+    const held = await lock.read();
+    // A new reader is granted within 1 s, well before the intent would lapse by itself.
+    const readerGetsIn = () =>
+      until(
+        async () => {
+          const reader = await other.tryRead();
+          if (!reader) return false;
+          await reader.release();
+          return true;
+        },
+        1_000,
+        25,
+        "a new reader granted",
+      );
+
+    await expect(other.write({ waitMs: 200 })).rejects.toBeInstanceOf(LockTimeoutError);
+    await readerGetsIn();
+
+    const controller = new AbortController();
+    const waiting = other.write({ waitMs: 60_000, signal: controller.signal });
+    await until(async () => (await lock.inspect()).waitingWriters === 1, 10_000);
+    expect(await other.tryRead()).toBeNull();
+    const reason = new Error("gave up the write");
+    controller.abort(reason);
+    await expect(waiting).rejects.toBe(reason);
+    await readerGetsIn();
+
+    const seen = await lock.inspect();
+    expect(seen.waitingWriters).toBe(0);
+    expect(seen.writer).toBeNull();
+    expect(seen.readers.map((g) => g.lockId)).toEqual([held.lockId]);
+    await held.release();
   });
 
   test("the watchdog keeps a read lock past several leases; a released one frees at once", async () => {

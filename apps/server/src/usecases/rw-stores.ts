@@ -21,7 +21,8 @@ export interface OpenRwLocksOptions {
 
 /**
  * The read-write locks as the server calls them: the members of core's `TieredRwLocks` the
- * rwlock use cases use (docs/decisions/0166), and the operators' list and force-release
+ * rwlock use cases use (docs/decisions/0166; `withdrawIntent` for a write wait that ends
+ * without a grant, docs/decisions/0197), and the operators' list and force-release
  * (docs/decisions/0185).
  */
 export type RwLocksPort = Pick<
@@ -34,6 +35,7 @@ export type RwLocksPort = Pick<
   | "inspect"
   | "list"
   | "forceRelease"
+  | "withdrawIntent"
   | "close"
 >;
 
@@ -77,6 +79,7 @@ export async function openRwLocks(
       inspect: (key) => rw.inspect(key),
       list: (input) => rw.list(input),
       forceRelease: (input) => rw.forceRelease(input),
+      withdrawIntent: (input) => rw.withdrawIntent(input),
       // TieredRwLocks closes the three stores; the sweeper and the epochs' pool are ours.
       close: () =>
         (closed ??= (async () => {

@@ -42,8 +42,9 @@ import type { RwLocksPort } from "./rw-stores.js";
 const RETRY_MAX_MS = 1_000;
 /**
  * How long a refused writer's intent stops new readers without another try: three retry
- * periods, so a waiting writer (one try a second at least) keeps it alive on a loaded box,
- * and one that gave up stops blocking readers within 3 s.
+ * periods, so a waiting writer (one try a second at least) keeps it alive on a loaded box.
+ * A wait that ends without a grant withdraws its intent at once; INTENT_MS only bounds an
+ * intent whose withdrawal did not reach the store (or whose server died).
  */
 const INTENT_MS = 3_000;
 /** Keys per `holder.list` page of an rwlock resource when the caller names no limit. */
@@ -238,6 +239,22 @@ export function createRwUseCases(deps: RwUseCaseDeps): RwUseCases {
   });
   expiry.start();
 
+  /**
+   * A write wait that ended without a grant (timeout, cancel, error, shutdown) withdraws
+   * its intent, so new readers are not held back for INTENT_MS by a writer that no longer
+   * waits (docs/decisions/0197). Fire-and-forget, like a semaphore waiter leaving its
+   * queue: the caller's answer is neither delayed nor changed, and a failure only leaves
+   * the intent to lapse by itself. A grant clears its own intent.
+   */
+  function withdrawIntent(key: { resource: string; businessKey: string }, holder: Holder): void {
+    void deps.rw.withdrawIntent({ ...key, holder }).catch((error: unknown) => {
+      deps.logger.debug(
+        { op: "rwlock.write", ...key, err: error },
+        "writer intent not withdrawn; it lapses by itself",
+      );
+    });
+  }
+
   async function acquire(
     mode: RwMode,
     caller: LockCaller,
@@ -270,6 +287,9 @@ export function createRwUseCases(deps: RwUseCaseDeps): RwUseCases {
     // waits: it gets no controller of its own (two allocations and a listener per call).
     const cancel = waitMs > 0 ? new AbortController() : null;
     const ended = cancel ? AbortSignal.any([signal, cancel.signal]) : signal;
+    // A waiting writer with writer preference registers an intent from its first refusal
+    // (and an attempt whose outcome is unknown may have registered one).
+    const mayHoldIntent = mode === "write" && writerPreference;
     let woken = false;
     let wake: () => void = () => {
       woken = true;
@@ -356,6 +376,7 @@ export function createRwUseCases(deps: RwUseCaseDeps): RwUseCases {
         app: deps.metrics.apps.of(caller.principal),
       });
       m.acquireDuration.observe({ resource: resource.name, mode, tier, outcome }, latencyS);
+      if (mayHoldIntent && outcome !== "granted") withdrawIntent(key, holder);
     }
     if (!grant.reentered) {
       expiry.granted({

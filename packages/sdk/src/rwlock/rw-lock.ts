@@ -105,7 +105,11 @@ export class RwLock {
     return this.acquire("read", options);
   }
 
-  /** The key's one write grant, once no reader or writer holds it; see {@link read}. */
+  /**
+   * The key's one write grant, once no reader or writer holds it; see {@link read}. While
+   * it waits, new readers are held back (the resource's writer preference); once it gives
+   * up (`waitMs` over, `signal` aborted) they no longer are.
+   */
   write(options: RwAcquireOptions = {}): Promise<RwLease> {
     return this.acquire("write", options);
   }
