@@ -431,6 +431,22 @@ it("a semaphore or read-write wait sent with a waitId is withdrawn by cancelWait
       ),
     ),
   ).toBe(true);
+  // The other instances learn of a wait at the fleet bus's next flush (~100 ms); a cancel
+  // through them before that finds nothing to cancel (decision 0155).
+  expect(
+    await eventually(() =>
+      Promise.resolve(
+        fleet.instances
+          .slice(1)
+          .every((instance) =>
+            [semWaitId, rwWaitId].every(
+              (waitId) =>
+                instance.server!.services.waiters.findRemote(waitId, tenant.id) !== undefined,
+            ),
+          ),
+      ),
+    ),
+  ).toBe(true);
 
   // Another tenant's cancel of those waitIds, on the instance running them and on another,
   // answers like an unknown waitId and ends nothing.
