@@ -1,6 +1,7 @@
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { FleetBus, type FleetTransport } from "../src/live/fleet-bus.js";
+import { auditRecord } from "../src/audit/audit-record.js";
 import { LiveBus } from "../src/live/live-bus.js";
 import { LeaseTracker } from "../src/stats/lease-tracker.js";
 import { StatsCollector } from "../src/stats/stats-collector.js";
@@ -136,6 +137,56 @@ describe("fleet bus", () => {
     await b.bus.flush(); // b says it has a live subscriber
     await cycle("SEEN");
     expect(seen).toEqual(["grant:SEEN", "release:SEEN"]);
+    unsubscribe();
+  });
+
+  it("sends no permit or read-write grant that begins and ends in one batch unless someone watches; nothing while alone", async () => {
+    const channel = new Channel();
+    const a = member(channel, "a");
+    const record = (type: string, lockId: string | null) =>
+      auditRecord({
+        type,
+        tenantId: "t1",
+        resource: "res:s",
+        businessKey: "k",
+        lockId,
+        at: Date.now(),
+      });
+    const sent = () => (a.bus as unknown as { records: unknown[] }).records.length;
+    // Alone (the greeting found no other receiver): records are not even buffered.
+    await a.bus.flush();
+    a.bus.record(record("permit-grant", "P0"));
+    expect(sent()).toBe(0);
+    const b = member(channel, "b");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const seen: string[] = [];
+    const unsubscribe = b.live.subscribe((m) => {
+      if (m.kind === "event") seen.push(`${m.event.type}:${m.event.lockId ?? "-"}`);
+    });
+    const batch = async () => {
+      a.bus.record(record("permit-grant", "P1"));
+      a.bus.record(record("permit-release", "P1"));
+      a.bus.record(record("rwlock-grant", "R1"));
+      a.bus.record(record("rwlock-force-release", "R1"));
+      a.bus.record(record("permit-grant", "P2")); // still held at the flush
+      a.bus.record(record("permit-release", "P9")); // granted in an earlier batch
+      a.bus.record(record("tier", null));
+      await a.bus.flush();
+    };
+    await batch();
+    expect(seen).toEqual(["permit-grant:P2", "permit-release:P9", "tier:-"]);
+    seen.length = 0;
+    await b.bus.flush(); // b says it has a live subscriber
+    await batch();
+    expect(seen).toEqual([
+      "permit-grant:P1",
+      "permit-release:P1",
+      "rwlock-grant:R1",
+      "rwlock-force-release:R1",
+      "permit-grant:P2",
+      "permit-release:P9",
+      "tier:-",
+    ]);
     unsubscribe();
   });
 });

@@ -137,6 +137,36 @@ function withoutShortHolds(events: [LockEvent, string | null][]): [LockEvent, st
   return events.filter(([event]) => event.type === "refusal" || !done.has(event.lockId));
 }
 
+/** The record types that grant a permit or a read-write lock, and those that end one. */
+const GRANT_RECORDS = new Set(["permit-grant", "rwlock-grant"]);
+const END_RECORDS = new Set([
+  "permit-release",
+  "permit-expired",
+  "permit-force-release",
+  "rwlock-release",
+  "rwlock-expired",
+  "rwlock-force-release",
+]);
+
+/**
+ * The records of a batch without the permit and read-write grants that begin and end in it:
+ * records only feed the other instances' live feeds, and while no instance has a live
+ * subscriber a grant nobody can see any more is not worth sending (the permit and
+ * read-write trackers share grants that outlive a flush on their own). Like
+ * {@link withoutShortHolds} for the mutex's lock events.
+ */
+function withoutShortGrants(records: AuditRecord[]): AuditRecord[] {
+  const granted = new Set<string>();
+  const done = new Set<string>();
+  for (const record of records) {
+    if (record.lockId === null) continue;
+    if (GRANT_RECORDS.has(record.type)) granted.add(record.lockId);
+    else if (END_RECORDS.has(record.type) && granted.has(record.lockId)) done.add(record.lockId);
+  }
+  if (done.size === 0) return records;
+  return records.filter((record) => record.lockId === null || !done.has(record.lockId));
+}
+
 /**
  * Shares what each instance sees with the whole fleet over one channel
  * (docs/decisions/0071): its lock events (so every instance's lease tracker — live locks,
@@ -205,8 +235,9 @@ export class FleetBus {
     this.events.push([event, tenantId]);
   }
 
-  /** An audit record this instance made. */
+  /** An audit record this instance made (for the other instances' live feeds). */
   record(record: AuditRecord): void {
+    if (this.alone) return;
     this.records.push(record);
   }
 
@@ -235,7 +266,7 @@ export class FleetBus {
     const { instanceId } = this.options;
     const now = Date.now();
     const events = this.someoneWatches(now) ? this.events : withoutShortHolds(this.events);
-    const records = this.records;
+    const records = this.someoneWatches(now) ? this.records : withoutShortGrants(this.records);
     this.events = [];
     this.records = [];
     if (this.options.live.active && now - this.lastWatchSaidMs >= WATCH_EVERY_MS) {
