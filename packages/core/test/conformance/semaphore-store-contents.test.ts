@@ -18,7 +18,7 @@ import {
   SEMAPHORE_LIMITS,
   type SemaphoreAcquireInput,
 } from "../../src/index.js";
-import { semaphoreAcquire } from "../../src/redis/generated/lua-scripts.js";
+import { semaphoreAcquire, semaphoreAcquirePlain } from "../../src/redis/generated/lua-scripts.js";
 import { holder, sleep, uniqueResource } from "../support/ids.js";
 import { MemoryEpochSource } from "../support/memory-epoch-source.js";
 
@@ -70,11 +70,7 @@ describe("semaphore store contents: Redis", () => {
       );
     }
     expect(await semaphoreKeys(resource)).toEqual([]);
-    // Past the TypeScript checks: the script's own guard (permits above the total).
-    raw.defineCommand(semaphoreAcquire.command, {
-      numberOfKeys: semaphoreAcquire.numberOfKeys,
-      lua: semaphoreAcquire.lua,
-    });
+    // Past the TypeScript checks: each acquire script's own guard (permits above the total).
     const tag = `{${resource}#0}`;
     const keys = [
       `w:${tag}:s:x`,
@@ -84,30 +80,67 @@ describe("semaphore store contents: Redis", () => {
       `w:${tag}:sq:x`,
       `w:${tag}:sqw:x`,
     ];
-    const call = (permits: number, total: number, leaseMs = 1_000) =>
-      (raw as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[
-        semaphoreAcquire.command
-      ]!(
-        ...keys,
-        "AAAAAAAAAAAAAAAAAAAAAA",
-        "c",
-        "o",
-        leaseMs,
-        0,
-        LIMITS.maxLeaseMs,
-        FENCE_LAYOUT.counterSpan,
-        permits,
-        total,
-        0,
-        "",
-        SEMAPHORE_LIMITS.maxTotalPermits,
-        "",
-      );
-    expect(await call(4, 3)).toEqual([-1]);
-    expect(await call(0, 3)).toEqual([-1]);
-    expect(await call(1, 0)).toEqual([-1]);
-    expect(await call(1, 3, 0)).toEqual([-1]);
-    expect(await raw.exists(...keys.filter((k) => k !== "w:ep"))).toBe(0);
+    for (const script of [semaphoreAcquire, semaphoreAcquirePlain]) {
+      raw.defineCommand(script.command, { numberOfKeys: script.numberOfKeys, lua: script.lua });
+      const fair = script === semaphoreAcquire;
+      const call = (permits: number, total: number, leaseMs = 1_000) =>
+        (raw as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[script.command]!(
+          ...keys.slice(0, script.numberOfKeys),
+          "AAAAAAAAAAAAAAAAAAAAAA",
+          "c",
+          "o",
+          leaseMs,
+          0,
+          LIMITS.maxLeaseMs,
+          FENCE_LAYOUT.counterSpan,
+          permits,
+          total,
+          0,
+          ...(fair
+            ? ["", SEMAPHORE_LIMITS.maxTotalPermits, ""]
+            : [SEMAPHORE_LIMITS.maxTotalPermits]),
+        );
+      expect(await call(4, 3)).toEqual([-1]);
+      expect(await call(0, 3)).toEqual([-1]);
+      expect(await call(1, 0)).toEqual([-1]);
+      expect(await call(1, 3, 0)).toEqual([-1]);
+      expect(await call(1, SEMAPHORE_LIMITS.maxTotalPermits + 1)).toEqual([-1]);
+      expect(await raw.exists(...keys.filter((k) => k !== "w:ep"))).toBe(0);
+    }
+  });
+
+  test("a key's grants and facts live exactly as long as its longest live grant", async () => {
+    const resource = uniqueResource();
+    const ttls = async () => {
+      // The key's shard is the store's (a hash of the business key): found by pattern.
+      const [grants] = await raw.keys(`w:{${resource}#*}:s:k`);
+      const [facts] = await raw.keys(`w:{${resource}#*}:sf:k`);
+      if (!grants || !facts) throw new Error("expected both keys");
+      return [await raw.pttl(grants), await raw.pttl(facts)];
+    };
+    const acquire = async (leaseMs: number) => {
+      const grant = await store.acquire({ ...base(resource), leaseMs, totalPermits: 5 });
+      if (!grant.granted) throw new Error("expected a grant");
+      return grant;
+    };
+    // The first grant on an empty key: both keys get its lease.
+    await acquire(5_000);
+    for (const ttl of await ttls()) expect(ttl).toBeGreaterThan(4_000);
+    // A shorter grant next to it never shortens them; a longer one lengthens them.
+    await acquire(1_000);
+    for (const ttl of await ttls()) expect(ttl).toBeGreaterThan(4_000);
+    await acquire(20_000);
+    for (const ttl of await ttls()) expect(ttl).toBeGreaterThan(19_000);
+    // Alone again after releases, a new short grant is the key's longest: both keys follow it.
+    const view = await store.inspect({ resource, businessKey: "k" });
+    for (const permit of view.holders)
+      await store.release({ ...permit, resource, businessKey: "k" });
+    expect(await semaphoreKeys(resource)).toEqual([]);
+    await acquire(2_000);
+    for (const ttl of await ttls()) {
+      expect(ttl).toBeGreaterThan(1_000);
+      expect(ttl).toBeLessThanOrEqual(2_000);
+    }
   });
 
   test("released and expired grants leave nothing behind but the shard's fence counter", async () => {

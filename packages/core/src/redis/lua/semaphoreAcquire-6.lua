@@ -22,7 +22,8 @@
   ARGV[12] maxTotalPermits
   ARGV[13] the fair caller's waiterId, or "" when it only respects the queue
 
-  Expired grants are removed first, inside this script: nothing else reclaims them.
+  Expired grants are removed first, inside this script: nothing else reclaims them. A plain
+  (not fair) acquire runs semaphoreAcquirePlain-4.lua instead, which takes no queue keys.
 
   Returns, with nowMs the Redis server clock in ms:
     { 1, lockId, fence, inUse, leaseMs, nowMs }   granted; inUse counts this grant
@@ -35,46 +36,18 @@
 ]]
 -- #include fence
 -- #include queue
+-- #include permits
 local leaseMs = tonumber(ARGV[4])
 local maxLeaseMs = tonumber(ARGV[6])
 local permits = tonumber(ARGV[8])
 local total = tonumber(ARGV[9])
-local elsewhere = tonumber(ARGV[10])
-if not leaseMs or leaseMs ~= math.floor(leaseMs) or leaseMs < 1 or leaseMs > maxLeaseMs then
-  return { -1 }
-end
-if not total or total ~= math.floor(total) or total < 1 or total > tonumber(ARGV[12]) then
-  return { -1 }
-end
-if not permits or permits ~= math.floor(permits) or permits < 1 or permits > total then
-  return { -1 }
-end
-if not elsewhere or elsewhere ~= math.floor(elsewhere) or elsewhere < 0 then
+if not permitArgsValid(leaseMs, maxLeaseMs, permits, total, tonumber(ARGV[12]), tonumber(ARGV[10])) then
   return { -1 }
 end
 
 local time = redis.call("TIME")
 local nowMs = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-
--- Reclaim: grants whose lease ended are gone before anything is counted.
-local expired = redis.call("ZRANGEBYSCORE", KEYS[1], "-inf", nowMs)
-for _, id in ipairs(expired) do
-  redis.call("HDEL", KEYS[2], id)
-end
-if #expired > 0 then
-  redis.call("ZREMRANGEBYSCORE", KEYS[1], "-inf", nowMs)
-end
-
--- The live grants, soonest expiry first, and the permits they hold.
-local live = redis.call("ZRANGE", KEYS[1], 0, -1, "WITHSCORES")
-local inUse = 0
-local held = {}
-for i = 1, #live, 2 do
-  local facts = redis.call("HGET", KEYS[2], live[i])
-  local p = facts and tonumber(string.match(facts, "^([^|]*)|")) or 0
-  inUse = inUse + p
-  held[#held + 1] = { p, tonumber(live[i + 1]) - nowMs }
-end
+local inUse, held = livePermits(KEYS[1], KEYS[2], nowMs)
 
 -- The key's queue (fair calls only), kept as for the mutex (acquireLock-6.lua).
 local fair = ARGV[11] ~= ""
@@ -89,18 +62,9 @@ if fair then
 end
 
 -- A refusal writes nothing and mints no fence, so it needs no epoch check.
-local needed = inUse + elsewhere + permits - total
+local needed = inUse + tonumber(ARGV[10]) + permits - total
 if needed > 0 then
-  local freed = 0
-  local retry = 0
-  for _, g in ipairs(held) do
-    freed = freed + g[1]
-    if freed >= needed then
-      retry = g[2]
-      break
-    end
-  end
-  return { 0, inUse, retry, nowMs }
+  return { 0, inUse, retryAfterMs(held, needed), nowMs }
 end
 if queued then
   return { -7, inUse }
@@ -119,11 +83,5 @@ if fair and me ~= "" then
   redis.call("ZREM", KEYS[5], me)
   redis.call("HDEL", KEYS[6], me)
 end
-redis.call("ZADD", KEYS[1], string.format("%.0f", nowMs + leaseMs), ARGV[1])
-redis.call("HSET", KEYS[2], ARGV[1],
-  ARGV[8] .. "|" .. string.format("%.0f", minted) .. "|" .. string.format("%.0f", nowMs) .. "|0|" .. ARGV[2] .. "|" .. ARGV[3],
-  "t", ARGV[9])
--- Both keys live as long as their last grant.
-if redis.call("PTTL", KEYS[1]) < leaseMs then redis.call("PEXPIRE", KEYS[1], leaseMs) end
-if redis.call("PTTL", KEYS[2]) < leaseMs then redis.call("PEXPIRE", KEYS[2], leaseMs) end
+writeGrant(KEYS[1], KEYS[2], ARGV[1], ARGV[8], minted, nowMs, ARGV[2], ARGV[3], ARGV[9], leaseMs, #held > 0)
 return { 1, ARGV[1], minted, inUse + permits, leaseMs, nowMs }

@@ -12,11 +12,19 @@
 local time = redis.call("TIME")
 local nowMs = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local score = redis.call("ZSCORE", KEYS[1], ARGV[1])
-local facts = redis.call("HGET", KEYS[2], ARGV[1])
-if score then redis.call("ZREM", KEYS[1], ARGV[1]) end
-if facts then redis.call("HDEL", KEYS[2], ARGV[1]) end
-if not score or not facts or tonumber(score) <= nowMs then
+if not score then
+  redis.call("HDEL", KEYS[2], ARGV[1])
   return { -5 }
 end
-if redis.call("ZCARD", KEYS[1]) == 0 then redis.call("DEL", KEYS[2]) end
+local facts = redis.call("HGET", KEYS[2], ARGV[1])
+if redis.call("ZCARD", KEYS[1]) == 1 then
+  -- The key's only grant: both keys go at once (the facts' total goes with them).
+  redis.call("DEL", KEYS[1], KEYS[2])
+else
+  redis.call("ZREM", KEYS[1], ARGV[1])
+  if facts then redis.call("HDEL", KEYS[2], ARGV[1]) end
+end
+if not facts or tonumber(score) <= nowMs then
+  return { -5 }
+end
 return { 1, facts, tonumber(score), nowMs }

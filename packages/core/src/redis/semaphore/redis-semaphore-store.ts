@@ -29,6 +29,7 @@ import { withTimeout } from "../../store/with-timeout.js";
 import {
   leaveQueue,
   semaphoreAcquire,
+  semaphoreAcquirePlain,
   semaphoreExtend,
   semaphoreForceRelease,
   semaphoreInspect,
@@ -87,11 +88,17 @@ export class RedisSemaphoreStore extends RedisStoreBase implements SemaphoreStor
   async acquire(input: SemaphoreAcquireInput): Promise<PermitResult> {
     const checked = checkSemaphoreAcquire(input);
     const { key, holder, leaseMs, permits, totalPermits, fair, heldElsewhere } = checked;
-    await this.binder.ensureStarted();
+    if (!this.binder.ready) await this.binder.ensureStarted();
     const lockId = newLockId();
-    const redisKeys = this.semaphoreKeys.forAcquire(key);
+    // A plain acquire ignores the key's fair queue, so it runs the lean script without the
+    // queue keys and arguments, as the mutex's plain acquire does (docs/decisions/0198).
+    const script = fair ? semaphoreAcquire : semaphoreAcquirePlain;
+    const redisKeys = fair
+      ? this.semaphoreKeys.forAcquire(key)
+      : this.semaphoreKeys.forPlainAcquire(key);
+    const timeoutMs = this.caller.timeoutFor(leaseMs);
     for (let attempt = 0; attempt < 3; attempt += 1) {
-      const args = [
+      const args: (string | number)[] = [
         lockId,
         holder.clientId,
         holder.ownerId,
@@ -102,39 +109,42 @@ export class RedisSemaphoreStore extends RedisStoreBase implements SemaphoreStor
         permits,
         totalPermits,
         heldElsewhere,
-        fair ? fair.heartbeatMs : "",
-        SEMAPHORE_LIMITS.maxTotalPermits,
-        fair?.waiterId ?? "",
       ];
+      if (fair) {
+        args.push(fair.heartbeatMs, SEMAPHORE_LIMITS.maxTotalPermits, fair.waiterId ?? "");
+      } else {
+        args.push(SEMAPHORE_LIMITS.maxTotalPermits);
+      }
       let reply: unknown[];
       try {
         reply = replyArray(
-          "semaphoreAcquire",
-          await withTimeout(
-            callScript(this.client, semaphoreAcquire, redisKeys, args),
-            this.caller.timeoutFor(leaseMs),
-          ),
+          script === semaphoreAcquire ? "semaphoreAcquire" : "semaphoreAcquirePlain",
+          await withTimeout(callScript(this.client, script, redisKeys, args), timeoutMs),
         );
       } catch (error) {
         throw this.caller.failure("acquire", key, lockId, error, leaseMs);
       }
       switch (reply[0]) {
-        case Code.Ok:
+        case Code.Ok: {
+          // Fair: { 1, lockId, fence, inUse, leaseMs, nowMs }; plain: { 1, fence, inUse, nowMs }.
+          const at = fair ? 2 : 1;
+          const nowMs = num(reply[fair ? 5 : 3]);
           return {
             ...key,
             granted: true,
             lockId,
-            fence: String(num(reply[2])),
+            fence: String(num(reply[at])),
             holder: { clientId: holder.clientId, ownerId: holder.ownerId },
             permits,
-            grantedAt: num(reply[5]),
+            grantedAt: nowMs,
             renewals: 0,
-            expiresAt: num(reply[5]) + num(reply[4]),
-            ttlMs: num(reply[4]),
-            inUse: num(reply[3]),
+            expiresAt: nowMs + leaseMs,
+            ttlMs: leaseMs,
+            inUse: num(reply[at + 1]),
             totalPermits,
             tier: "redis",
           };
+        }
         case Code.Refused:
           return {
             granted: false,

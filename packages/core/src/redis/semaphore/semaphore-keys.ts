@@ -34,8 +34,32 @@ export class SemaphoreKeys {
     return [`${tag}:sq:${key.businessKey}`, `${tag}:sqw:${key.businessKey}`];
   }
 
-  /** The six keys an acquire touches: grants, facts, counter, epoch, queue, waiters. */
+  /** The six keys a fair acquire touches: grants, facts, counter, epoch, queue, waiters. */
   forAcquire(key: LockKey): string[] {
-    return [...this.grants(key), this.keys.counter(key), this.keys.epoch(key), ...this.queue(key)];
+    const tag = this.tag(key);
+    const businessKey = key.businessKey;
+    return [
+      `${tag}:s:${businessKey}`,
+      `${tag}:sf:${businessKey}`,
+      `${tag}:f`,
+      this.keys.epoch(key),
+      `${tag}:sq:${businessKey}`,
+      `${tag}:sqw:${businessKey}`,
+    ];
+  }
+
+  /**
+   * The four keys a plain acquire touches (semaphoreAcquirePlain-4.lua): grants, facts,
+   * counter, epoch; the hash tag is built once.
+   */
+  forPlainAcquire(key: LockKey): string[] {
+    const tag = this.tag(key);
+    const businessKey = key.businessKey;
+    return [
+      `${tag}:s:${businessKey}`,
+      `${tag}:sf:${businessKey}`,
+      `${tag}:f`,
+      this.keys.epoch(key),
+    ];
   }
 }
