@@ -10,9 +10,11 @@ import {
   semaphoreExtendInputSchema,
   semaphoreReleaseInputSchema,
 } from "../schemas/semaphore.js";
+import { MAX_SEMAPHORE_PERMITS } from "../schemas/resource-policy.js";
 import type { LockCaller } from "../usecases/index.js";
 import type { RwUseCases } from "../usecases/rw-usecases.js";
 import type { SemaphoreUseCases } from "../usecases/semaphore-usecases.js";
+import { plainAcquire, plainExtend, plainRelease, plainSemaphoreAcquire } from "./fast-inputs.js";
 
 /*
  * The hot coordination calls of the lock socket (semaphore and read-write lock acquire,
@@ -52,13 +54,18 @@ function rwLocks(services: Services): RwUseCases {
   return ops;
 }
 
-/** A table entry: `schema` parses the input the way the router does, `run` gets its output. */
+/**
+ * A table entry: `schema` parses the input the way the router does, `run` gets its output.
+ * `plain` answers first for an input that is plainly valid, with the object the schema
+ * would return (fast-inputs.ts; tests hold it to the schema), and null to ask the schema.
+ */
 function direct<T>(
   schema: { parse: (input: unknown) => T },
+  plain: (input: unknown) => T | null,
   run: (services: Services, caller: LockCaller, input: T, signal: AbortSignal) => Promise<unknown>,
 ): DirectCall {
   return {
-    parse: (input) => schema.parse(input),
+    parse: (input) => plain(input) ?? schema.parse(input),
     run: (services, caller, input, signal) => run(services, caller, input as T, signal),
   };
 }
@@ -67,43 +74,45 @@ function direct<T>(
 const DIRECT_CALLS: ReadonlyMap<string, DirectCall> = new Map<string, DirectCall>([
   [
     "semaphore.acquire",
-    direct(semaphoreAcquireInputSchema, (services, caller, input, signal) =>
-      semaphores(services).acquire(caller, input, signal),
+    direct(
+      semaphoreAcquireInputSchema,
+      (input) => plainSemaphoreAcquire(input, MAX_SEMAPHORE_PERMITS),
+      (services, caller, input, signal) => semaphores(services).acquire(caller, input, signal),
     ),
   ],
   [
     "semaphore.release",
-    direct(semaphoreReleaseInputSchema, (services, caller, input) =>
+    direct(semaphoreReleaseInputSchema, plainRelease, (services, caller, input) =>
       semaphores(services).release(caller, input),
     ),
   ],
   [
     "semaphore.extend",
-    direct(semaphoreExtendInputSchema, (services, caller, input) =>
+    direct(semaphoreExtendInputSchema, plainExtend, (services, caller, input) =>
       semaphores(services).extend(caller, input),
     ),
   ],
   [
     "rwlock.acquireRead",
-    direct(rwAcquireInputSchema, (services, caller, input, signal) =>
+    direct(rwAcquireInputSchema, plainAcquire, (services, caller, input, signal) =>
       rwLocks(services).acquire("read", caller, input, signal),
     ),
   ],
   [
     "rwlock.acquireWrite",
-    direct(rwAcquireInputSchema, (services, caller, input, signal) =>
+    direct(rwAcquireInputSchema, plainAcquire, (services, caller, input, signal) =>
       rwLocks(services).acquire("write", caller, input, signal),
     ),
   ],
   [
     "rwlock.release",
-    direct(rwReleaseInputSchema, (services, caller, input) =>
+    direct(rwReleaseInputSchema, plainRelease, (services, caller, input) =>
       rwLocks(services).release(caller, input),
     ),
   ],
   [
     "rwlock.extend",
-    direct(rwExtendInputSchema, (services, caller, input) =>
+    direct(rwExtendInputSchema, plainExtend, (services, caller, input) =>
       rwLocks(services).extend(caller, input),
     ),
   ],

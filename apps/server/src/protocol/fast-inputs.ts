@@ -72,6 +72,25 @@ export function plainAcquire(raw: unknown): AcquireInput | null {
   return plain;
 }
 
+/**
+ * `semaphore.acquire`'s input when plainly valid, else null: the lock's acquire fields plus
+ * `permits`, an integer in 1..maxPermits (the semaphore schema's bounds). The read-write
+ * lock's acquire, release and extend and the semaphore's release and extend take exactly
+ * the lock's fields, so the functions above serve them as they are (docs/decisions/0198).
+ */
+export function plainSemaphoreAcquire(
+  raw: unknown,
+  maxPermits: number,
+): (AcquireInput & { permits?: number }) | null {
+  const plain: (AcquireInput & { permits?: number }) | null = plainAcquire(raw);
+  if (plain === null) return null;
+  const { permits } = raw as Record<string, unknown>;
+  if (permits === undefined) return plain;
+  if (!intIn(permits, 1, maxPermits)) return null;
+  plain.permits = permits;
+  return plain;
+}
+
 /** `release`'s input when plainly valid, else null. */
 export function plainRelease(raw: unknown): ReleaseInput | null {
   const input = record(raw);

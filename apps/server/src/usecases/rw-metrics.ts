@@ -1,9 +1,14 @@
 import { Counter, Histogram, type Registry } from "prom-client";
+import { BoundChildren } from "../metrics/bound-children.js";
 
 /** Outcomes of a read-write acquire, as the metrics label them. */
 export type RwOutcome = "granted" | "refused" | "timeout" | "unavailable" | "cancelled" | "error";
 
-/** The read-write lock's own Prometheus metrics, on the server's registry (docs/decisions/0166). */
+/**
+ * The read-write lock's own Prometheus metrics, on the server's registry (docs/decisions/0166).
+ * The hot path records through `record*`, which reuse pre-bound label children as the
+ * lock's metrics do (bound-children.ts) instead of a label object per call.
+ */
 export class RwMetrics {
   readonly acquires: Counter<"resource" | "mode" | "tier" | "outcome" | "app">;
   readonly acquireDuration: Histogram<"resource" | "mode" | "tier" | "outcome">;
@@ -43,5 +48,32 @@ export class RwMetrics {
       labelNames: ["resource", "mode"],
       registers: [registry],
     });
+  }
+
+  private readonly acquireChildren = new BoundChildren(([resource, mode, tier, outcome, app]) => ({
+    total: this.acquires.labels({ resource, mode, tier, outcome, app }),
+    duration: this.acquireDuration.labels({ resource, mode, tier, outcome }),
+  }));
+  private readonly releaseChildren = new BoundChildren(([resource, mode, outcome]) =>
+    this.releases.labels({ resource, mode, outcome }),
+  );
+
+  /** Counts one read or write acquire and observes its latency, in seconds. */
+  recordAcquire(
+    resource: string,
+    mode: string,
+    tier: string,
+    outcome: RwOutcome,
+    app: string,
+    seconds: number,
+  ): void {
+    const child = this.acquireChildren.get(resource, mode, tier, outcome, app);
+    child.total.inc();
+    child.duration.observe(seconds);
+  }
+
+  /** Counts one release by mode ("unknown" when refused) and outcome. */
+  recordRelease(resource: string, mode: string, outcome: string): void {
+    this.releaseChildren.get(resource, mode, outcome).inc();
   }
 }

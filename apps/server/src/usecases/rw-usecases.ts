@@ -368,14 +368,14 @@ export function createRwUseCases(deps: RwUseCaseDeps): RwUseCases {
       unsubscribe();
       if (waiter) deps.waiters?.remove(waiter);
       const latencyS = (performance.now() - started) / 1000;
-      m.acquires.inc({
-        resource: resource.name,
+      m.recordAcquire(
+        resource.name,
         mode,
         tier,
         outcome,
-        app: deps.metrics.apps.of(caller.principal),
-      });
-      m.acquireDuration.observe({ resource: resource.name, mode, tier, outcome }, latencyS);
+        deps.metrics.apps.of(caller.principal),
+        latencyS,
+      );
       if (mayHoldIntent && outcome !== "granted") withdrawIntent(key, holder);
     }
     if (!grant.reentered) {
@@ -425,14 +425,14 @@ export function createRwUseCases(deps: RwUseCaseDeps): RwUseCases {
     try {
       result = await deps.rw.release({ ...key, lockId: input.lockId, tier: input.tier });
     } catch (error) {
-      m.releases.inc({
-        resource: resource.name,
-        mode: "unknown",
-        outcome: error instanceof NotHolderError ? "not-holder" : "error",
-      });
+      m.recordRelease(
+        resource.name,
+        "unknown",
+        error instanceof NotHolderError ? "not-holder" : "error",
+      );
       throw error;
     }
-    m.releases.inc({ resource: resource.name, mode: result.mode, outcome: "released" });
+    m.recordRelease(resource.name, result.mode, "released");
     if (result.released) {
       expiry.released(input.lockId);
       deps.grants?.ended(input.lockId);

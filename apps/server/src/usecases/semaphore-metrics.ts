@@ -1,4 +1,5 @@
 import { Counter, Histogram, type Registry } from "prom-client";
+import { BoundChildren } from "../metrics/bound-children.js";
 
 /** Outcomes of a semaphore acquire, as the metrics label them. */
 export type PermitOutcome =
@@ -9,7 +10,11 @@ export type PermitOutcome =
   | "cancelled"
   | "error";
 
-/** The semaphore's own Prometheus metrics, on the server's registry (docs/decisions/0161). */
+/**
+ * The semaphore's own Prometheus metrics, on the server's registry (docs/decisions/0161).
+ * The hot path records through `record*`, which reuse pre-bound label children as the
+ * lock's metrics do (bound-children.ts) instead of a label object per call.
+ */
 export class SemaphoreMetrics {
   readonly acquires: Counter<"resource" | "tier" | "outcome" | "app">;
   readonly acquireDuration: Histogram<"resource" | "tier" | "outcome">;
@@ -42,5 +47,31 @@ export class SemaphoreMetrics {
       labelNames: ["resource"],
       registers: [registry],
     });
+  }
+
+  private readonly acquireChildren = new BoundChildren(([resource, tier, outcome, app]) => ({
+    total: this.acquires.labels({ resource, tier, outcome, app }),
+    duration: this.acquireDuration.labels({ resource, tier, outcome }),
+  }));
+  private readonly releaseChildren = new BoundChildren(([resource, outcome]) =>
+    this.releases.labels({ resource, outcome }),
+  );
+
+  /** Counts one semaphore.acquire and observes its latency, in seconds. */
+  recordAcquire(
+    resource: string,
+    tier: string,
+    outcome: PermitOutcome,
+    app: string,
+    seconds: number,
+  ): void {
+    const child = this.acquireChildren.get(resource, tier, outcome, app);
+    child.total.inc();
+    child.duration.observe(seconds);
+  }
+
+  /** Counts one semaphore.release by outcome. */
+  recordRelease(resource: string, outcome: "released" | "not-holder" | "error"): void {
+    this.releaseChildren.get(resource, outcome).inc();
   }
 }

@@ -343,13 +343,13 @@ export function createSemaphoreUseCases(
       unsubscribe();
       if (waiter) deps.waiters?.remove(waiter);
       const latencyS = (performance.now() - started) / 1000;
-      m.acquires.inc({
-        resource: resource.name,
+      m.recordAcquire(
+        resource.name,
         tier,
         outcome,
-        app: deps.metrics.apps.of(caller.principal),
-      });
-      m.acquireDuration.observe({ resource: resource.name, tier, outcome }, latencyS);
+        deps.metrics.apps.of(caller.principal),
+        latencyS,
+      );
       if (waiterId !== null && outcome !== "granted") {
         // A grant leaves the queue by itself; a waiter that gives up leaves it here.
         void deps.semaphores.leaveQueue({ ...key, waiterId }).catch(() => undefined);
@@ -397,13 +397,10 @@ export function createSemaphoreUseCases(
     try {
       view = await deps.semaphores.release({ ...key, lockId: input.lockId, tier: input.tier });
     } catch (error) {
-      m.releases.inc({
-        resource: resource.name,
-        outcome: error instanceof NotHolderError ? "not-holder" : "error",
-      });
+      m.recordRelease(resource.name, error instanceof NotHolderError ? "not-holder" : "error");
       throw error;
     }
-    m.releases.inc({ resource: resource.name, outcome: "released" });
+    m.recordRelease(resource.name, "released");
     deps.permits?.ended(view.lockId);
     deps.notifier.released(key);
     audit("permit-release", resource, view, { reason: `permits ${view.permits}` });
