@@ -309,6 +309,37 @@ it("lists a non-fair resource's waiters across instances by when they began, and
   await allList(direct, resource, businessKey, []);
 });
 
+it("a cancelWait sent to another instance right after the wait began, before the fleet bus announced it, still ends the wait; an unknown waitId still answers false", async () => {
+  const tenant = await fleet.tenant();
+  const direct = fleet.instances.map((instance) => fleetClient(instance.url, tenant.key, "ops"));
+  const resource = await createResource(direct[0]!, false);
+  const key = { resource, businessKey: `early-${uid()}` };
+  const holder = await direct[0]!.lock.acquire.mutate({ ...key, ownerId: "holder" });
+  if (!holder.granted) throw new Error("expected a grant");
+  for (const round of [0, 1, 2]) {
+    const ownerId = `early-${round}`;
+    const waitId = `wait-early-${uid()}`;
+    const waiting = fleetClient(fleet.instances[0]!.url, tenant.key, ownerId);
+    const outcome = waiting.lock.acquire.mutate({ ...key, ownerId, waitMs: 60_000, waitId }).then(
+      (grant) => (grant.granted ? "granted" : "refused"),
+      (error: unknown) => wardenCode(error),
+    );
+    // The wait runs on the first instance (its first try was refused); at once, with no
+    // wait for the other instances to hear of it, the second instance is asked to cancel.
+    expect(
+      await eventually(() => Promise.resolve(runsOn(resource, key.businessKey, ownerId) === 0)),
+    ).toBe(true);
+    expect((await direct[1 + (round % 2)]!.lock.cancelWait.mutate({ waitId })).cancelled).toBe(
+      true,
+    );
+    expect(await outcome).toBe("WAIT_CANCELLED");
+  }
+  expect(
+    (await direct[1]!.lock.cancelWait.mutate({ waitId: `wait-nobody-${uid()}` })).cancelled,
+  ).toBe(false);
+  await direct[0]!.lock.release.mutate({ ...key, lockId: holder.lockId, tier: holder.tier });
+});
+
 it("on the MySQL tier too: the fleet's fair waiters are listed identically in the queue's order, and a cancel through another instance leaves the queue", async () => {
   const services = fleet.instances.map((instance) => instance.server!.services);
   await services[0]!.locks.override("mysql", "fleet-waiters-test", "waiters on MySQL");

@@ -216,6 +216,7 @@ export class FleetBus {
           from: options.instanceId,
           cancelWait: { ref: wait.ref, tenantId: wait.tenantId, waitId: wait.waitId ?? "" },
         }),
+      hasPeers: () => !this.alone,
     });
   }
 

@@ -59,6 +59,8 @@ export class RemoteWaits {
   private readonly byRef = new Map<string, RemoteEntry>();
   /** By tenant and waitId: waitIds are per tenant, like the local ones. */
   private readonly byWaitId = new Map<string, string>();
+  /** Lookups waiting for a tenant's waitId to be announced ({@link whenKnown}). */
+  private readonly awaited = new Map<string, Set<(wait: SharedWait) => void>>();
 
   /** `from` runs these waits (new ones, or repeated): remembered or refreshed. */
   upsert(from: string, waits: readonly unknown[], now: number): void {
@@ -70,9 +72,39 @@ export class RemoteWaits {
         continue;
       }
       this.byRef.set(wait.ref, { wait, from, seenAt: now });
-      if (wait.waitId !== null)
-        this.byWaitId.set(tenantWaitKey(wait.tenantId, wait.waitId), wait.ref);
+      if (wait.waitId === null) continue;
+      const name = tenantWaitKey(wait.tenantId, wait.waitId);
+      this.byWaitId.set(name, wait.ref);
+      const waiting = this.awaited.get(name);
+      if (waiting) {
+        this.awaited.delete(name);
+        for (const resolve of waiting) resolve(wait);
+      }
     }
+  }
+
+  /**
+   * The tenant's wait sent with `waitId` once another instance announces it, or undefined
+   * after `withinMs`: a wait is announced at the first fleet-bus flush after its first
+   * refused try, so one that has just started is not known yet (docs/decisions/0155).
+   */
+  whenKnown(tenantId: string, waitId: string, withinMs: number): Promise<SharedWait | undefined> {
+    const known = this.find(tenantId, waitId, Date.now());
+    if (known) return Promise.resolve(known);
+    const name = tenantWaitKey(tenantId, waitId);
+    return new Promise((resolve) => {
+      const waiting = this.awaited.get(name) ?? new Set<(wait: SharedWait) => void>();
+      this.awaited.set(name, waiting);
+      const done = (wait: SharedWait | undefined) => {
+        clearTimeout(timer);
+        waiting.delete(done);
+        if (waiting.size === 0 && this.awaited.get(name) === waiting) this.awaited.delete(name);
+        resolve(wait);
+      };
+      const timer = setTimeout(() => done(undefined), withinMs);
+      timer.unref();
+      waiting.add(done);
+    });
   }
 
   /** These waits of `from` ended (granted, timed out, cancelled). */

@@ -11,6 +11,14 @@ import type { TieredLocks } from "./tiered-locks-port.js";
 import type { WaitQueues, WaiterView } from "./wait-queues.js";
 import { WaitCancelledError } from "./wait-cancelled-error.js";
 
+
+/**
+ * How long a cancelWait waits for another instance to announce a wait it does not know yet
+ * (in a fleet only): a wait is announced at the first fleet-bus flush (100 ms) after its
+ * first refused try, so a cancel sent elsewhere right after the acquire would otherwise
+ * miss it. An unknown waitId answers `cancelled: false` after this long.
+ */
+const CANCEL_GRACE_MS = 750;
 /** A blocking or non-blocking acquire, policy already applied by the acquire use case. */
 export interface AcquireRequest {
   readonly principal: TenantPrincipal;
@@ -263,7 +271,7 @@ export class LockService {
     reach?: (resource: string) => boolean,
   ): Promise<boolean> {
     if (this.waiters.cancel(waitId, tenantId, reach)) return true;
-    const remote = this.waiters.findRemote(waitId, tenantId, reach);
+    const remote = await this.waiters.findRemoteSoon(waitId, tenantId, CANCEL_GRACE_MS, reach);
     if (!remote) return false;
     const { wait, link } = remote;
     // The message first: once the place is given up, the waiters behind it are woken, and

@@ -53,6 +53,8 @@ export interface WaiterView {
 export interface WaitFleetLink {
   /** Asks the instance running `wait` to cancel it; false when the message could not leave. */
   requestCancel(wait: SharedWait): Promise<boolean>;
+  /** Whether other instances share this bus (false while alone: no remote waits exist). */
+  hasPeers(): boolean;
 }
 
 /** What the fleet bus takes from the wait queues to share them. */
@@ -190,6 +192,26 @@ export class WaitQueues {
     const wait = this.remote.find(tenantId, waitId, Date.now());
     if (!wait || (reach && !reach(wait.resource))) return undefined;
     return { wait, link: this.link };
+  }
+
+  /**
+   * {@link findRemote}, but when no such wait is known yet and other instances share the
+   * bus, waits up to `graceMs` for one of them to announce it: a cancel sent to this
+   * instance right after the wait began elsewhere must still reach it.
+   */
+  async findRemoteSoon(
+    waitId: string,
+    tenantId: string,
+    graceMs: number,
+    reach?: (resource: string) => boolean,
+  ): Promise<{ readonly wait: SharedWait; readonly link: WaitFleetLink } | undefined> {
+    const link = this.link;
+    if (!link) return undefined;
+    const found = this.findRemote(waitId, tenantId, reach);
+    if (found || !link.hasPeers()) return found;
+    const wait = await this.remote.whenKnown(tenantId, waitId, graceMs);
+    if (!wait || (reach && !reach(wait.resource))) return undefined;
+    return { wait, link };
   }
 
   /** This instance's listed waiters of one resource (optionally one key), shared form. */
