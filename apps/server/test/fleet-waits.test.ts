@@ -117,6 +117,41 @@ describe("waits on the fleet bus", () => {
     expect(cancelled).toEqual(["ref-mine"]);
   });
 
+  it("a lookup for a wait not announced yet waits for the announcement, for the same tenant only, and gives up after its grace", async () => {
+    cancelled = [];
+    const channel = new Channel();
+    const a = member(channel, "a");
+    const b = member(channel, "b");
+    await settle();
+    wait(a.waits, "ref-late", "t1", "wait-late1");
+    // b has not heard of it: the bus flushes only when told to here.
+    expect(b.waits.findRemote("wait-late1", "t1")).toBeUndefined();
+    const found = b.waits.findRemoteSoon("wait-late1", "t1", 5_000);
+    const foreign = b.waits.findRemoteSoon("wait-late1", "t2", 300);
+    await a.bus.flush();
+    expect((await found)?.wait.ref).toBe("ref-late");
+    expect(await foreign).toBeUndefined();
+    const started = Date.now();
+    expect(await b.waits.findRemoteSoon("wait-nobody1", "t1", 200)).toBeUndefined();
+    expect(Date.now() - started).toBeGreaterThanOrEqual(150);
+    // Alone on the bus there is nobody to hear from: the answer comes at once (waiting the
+    // minute's grace would time the test out).
+    const lone = member(new Channel(), "lone");
+    await settle();
+    await lone.bus.flush();
+    expect(await lone.waits.findRemoteSoon("wait-nobody1", "t1", 60_000)).toBeUndefined();
+  });
+
+  it("after a shutdown's cancelAll, a wait that begins is cancelled at once", () => {
+    cancelled = [];
+    const queues = new WaitQueues();
+    wait(queues, "ref-before", "t1", "wait-before1");
+    queues.cancelAll();
+    expect(cancelled).toEqual(["ref-before"]);
+    wait(queues, "ref-after", "t1", "wait-after1");
+    expect(cancelled).toEqual(["ref-before", "ref-after"]);
+  });
+
   it("another instance's waits lapse when it stops repeating them; malformed entries are ignored", () => {
     const remote = new RemoteWaits();
     const at = 1_000_000;

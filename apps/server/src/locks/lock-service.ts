@@ -11,7 +11,6 @@ import type { TieredLocks } from "./tiered-locks-port.js";
 import type { WaitQueues, WaiterView } from "./wait-queues.js";
 import { WaitCancelledError } from "./wait-cancelled-error.js";
 
-
 /**
  * How long a cancelWait waits for another instance to announce a wait it does not know yet
  * (in a fleet only): a wait is announced at the first fleet-bus flush (100 ms) after its

@@ -96,6 +96,8 @@ export class WaitQueues {
   /** Other instances' waits, as the fleet bus reports them. */
   readonly remote = new RemoteWaits();
   private link: WaitFleetLink | null = null;
+  /** Set by {@link cancelAll} (shutdown): a wait that begins later is cancelled at once. */
+  private closed = false;
   // Kept only while a fleet bus takes them (no bus: nothing accumulates).
   private started: SharedWait[] = [];
   private ended: string[] = [];
@@ -120,6 +122,9 @@ export class WaitQueues {
     this.queues.set(name, queue);
     if (waiter.waitId !== null) this.byWaitId.set(waitKey(waiter.tenantId, waiter.waitId), waiter);
     this.byRef.set(waiter.ref, waiter);
+    // A call that was already past the shutdown gate (its body or its authentication still
+    // in flight) must not start a wait the shutdown would leave running until its timeout.
+    if (this.closed) waiter.cancel();
     return waiter;
   }
 
@@ -276,8 +281,9 @@ export class WaitQueues {
     return counts;
   }
 
-  /** Cancels every waiter (shutdown). */
+  /** Cancels every waiter, and every wait that begins from now on (shutdown). */
   cancelAll(): void {
+    this.closed = true;
     for (const queue of [...this.queues.values()]) for (const waiter of [...queue]) waiter.cancel();
   }
 }
