@@ -36,30 +36,28 @@ export class SemaphoreKeys {
 
   /** The six keys a fair acquire touches: grants, facts, counter, epoch, queue, waiters. */
   forAcquire(key: LockKey): string[] {
-    const tag = this.tag(key);
-    const businessKey = key.businessKey;
-    return [
-      `${tag}:s:${businessKey}`,
-      `${tag}:sf:${businessKey}`,
-      `${tag}:f`,
-      this.keys.epoch(key),
-      `${tag}:sq:${businessKey}`,
-      `${tag}:sqw:${businessKey}`,
-    ];
+    return this.acquireKeys(key, true);
   }
 
   /**
    * The four keys a plain acquire touches (semaphoreAcquirePlain-4.lua): grants, facts,
-   * counter, epoch; the hash tag is built once.
+   * counter, epoch.
    */
   forPlainAcquire(key: LockKey): string[] {
+    return this.acquireKeys(key, false);
+  }
+
+  /** An acquire's keys with the hash tag built once (it hashes the business key). */
+  private acquireKeys(key: LockKey, fair: boolean): string[] {
     const tag = this.tag(key);
     const businessKey = key.businessKey;
-    return [
+    const keys = [
       `${tag}:s:${businessKey}`,
       `${tag}:sf:${businessKey}`,
       `${tag}:f`,
       this.keys.epoch(key),
     ];
+    if (fair) keys.push(`${tag}:sq:${businessKey}`, `${tag}:sqw:${businessKey}`);
+    return keys;
   }
 }
