@@ -259,7 +259,13 @@ export async function createServices(options: ServicesOptions): Promise<Services
         metrics,
         rwMetrics: new RwMetrics(metrics.registry),
         logger,
+        // A grant's end is in its hold row (docs/decisions/0199); a server before that
+        // wrote it as an event row.
         releasedElsewhere: async (lockId) =>
+          (await prisma.lockHold.findFirst({
+            where: { lockId, endType: { in: ["released", "force-released"] } },
+            select: { id: true },
+          })) !== null ||
           (await prisma.lockEvent.findFirst({
             where: { lockId, type: { in: ["rwlock-release", "rwlock-force-release"] } },
             select: { id: true },

@@ -744,28 +744,21 @@ describe("direct coordination calls on the lock socket", () => {
       }),
     ).toBe(rwBefore + 1);
 
-    const rowsOf = async (lockId: string, count: number) => {
-      let rows: Array<{ type: string; tenantId: string | null }> = [];
+    // A permit grant and a read grant are one hold row each (decisions 0196 and 0199), read
+    // back as their grant and release.
+    const stepsOf = async (lockId: string, count: number) => {
+      let steps: string[] = [];
       await until(async () => {
-        rows = await h.prisma.lockEvent.findMany({
-          where: { lockId },
-          select: { type: true, tenantId: true },
-        });
-        return rows.length >= count;
+        const found = await tenant.caller().event.search({ lockId });
+        steps = found.events.map((event) => `${event.type}:${event.tenantId}`).sort();
+        return steps.length >= count;
       }, 20_000);
-      return rows.map((row) => `${row.type}:${row.tenantId}`).sort();
+      return steps;
     };
-    // A permit grant is one hold row (decision 0196), read back as its grant and release.
-    let permitEvents: string[] = [];
-    await until(async () => {
-      const found = await tenant.caller().event.search({ lockId: permit.lockId });
-      permitEvents = found.events.map((event) => `${event.type}:${event.tenantId}`).sort();
-      return permitEvents.length >= 2;
-    }, 20_000);
-    expect(permitEvents).toEqual(
+    expect(await stepsOf(permit.lockId, 2)).toEqual(
       [`permit-grant:${tenant.id}`, `permit-release:${tenant.id}`].sort(),
     );
-    expect(await rowsOf(read.lockId, 2)).toEqual(
+    expect(await stepsOf(read.lockId, 2)).toEqual(
       [`rwlock-grant:${tenant.id}`, `rwlock-release:${tenant.id}`].sort(),
     );
     socket.close();

@@ -82,31 +82,11 @@ async function badField(call: Promise<unknown>): Promise<string> {
   return cause.issues?.[0]?.path.map(String).join(".") ?? cause.field ?? "?";
 }
 
-/** Audit rows of `lockId` of one type, once written. */
-async function auditRows(lockId: string, type: string) {
-  await h.services.audit.flush();
-  return h.prisma.lockEvent.findMany({
-    where: { lockId, type },
-    select: {
-      type: true,
-      tenantId: true,
-      resource: true,
-      businessKey: true,
-      fence: true,
-      clientId: true,
-      ownerId: true,
-      actor: true,
-      reason: true,
-      tier: true,
-    },
-  });
-}
-
 /**
- * A permit grant's audited steps of `type` as `event.search` reads them from its hold row
- * (decision 0196), in the shape of {@link auditRows}.
+ * A grant's audited steps of `type` as `event.search` reads them from its hold row: a
+ * permit grant's (decision 0196) or a read or write grant's (decision 0199).
  */
-async function permitAudit(lockId: string, type: "permit-force-release") {
+async function auditRows(lockId: string, type: "rwlock-force-release" | "permit-force-release") {
   await h.services.audit.flush();
   const found = await viewer.caller().event.search({ lockId, type });
   return found.events.map((event) => ({
@@ -631,7 +611,7 @@ describe("holder.forceRelease of semaphore permits", () => {
         await causeOf(a.semaphore.extend({ ...key, lockId: g.lockId, tier: g.tier })),
       ).toMatchObject({ code: "NOT_HOLDER" });
     }
-    expect(await permitAudit(g1.lockId, "permit-force-release")).toEqual([
+    expect(await auditRows(g1.lockId, "permit-force-release")).toEqual([
       {
         type: "permit-force-release",
         tenantId: tenant.id,
@@ -645,10 +625,10 @@ describe("holder.forceRelease of semaphore permits", () => {
         tier: "redis",
       },
     ]);
-    expect(await permitAudit(g3.lockId, "permit-force-release")).toMatchObject([
+    expect(await auditRows(g3.lockId, "permit-force-release")).toMatchObject([
       { actor: `operator:${operator.username}`, reason: "permits 1: drain the key", ownerId: "p3" },
     ]);
-    expect((await permitAudit("B".repeat(22), "permit-force-release")).length).toBe(0);
+    expect((await auditRows("B".repeat(22), "permit-force-release")).length).toBe(0);
   });
 });
 
@@ -900,7 +880,7 @@ describe("another tenant's names and bad input", () => {
       ),
     ).toEqual([permit.lockId]);
     expect(await auditRows(grant.lockId, "rwlock-force-release")).toEqual([]);
-    expect(await permitAudit(permit.lockId, "permit-force-release")).toEqual([]);
+    expect(await auditRows(permit.lockId, "permit-force-release")).toEqual([]);
     await tenant.caller().rwlock.release({ ...key, lockId: grant.lockId, tier: grant.tier });
     await tenant
       .caller()
@@ -1023,6 +1003,8 @@ describe("event.search by type", () => {
 
     const fresh = [
       "rwlock-force-release",
+      "rwlock-grant",
+      "rwlock-release",
       "permit-force-release",
       "permit-grant",
       "permit-release",
@@ -1054,7 +1036,8 @@ describe("event.search by type", () => {
     expect(expired.events).toMatchObject([{ resource: sem, fence: lapsing.fence, ownerId: "l" }]);
 
     // Every type this file's server wrote is a type filter that finds its rows: the event
-    // rows' types, and the permit steps read from hold rows (decision 0196).
+    // rows' types, and the permit and read-write steps read from hold rows (decisions 0196
+    // and 0199).
     const written = await h.prisma.lockEvent.findMany({
       distinct: ["type"],
       select: { type: true },
@@ -1063,7 +1046,7 @@ describe("event.search by type", () => {
     expect(types).toEqual(
       expect.arrayContaining(["rwlock-force-release", "renewal-refused", "rwlock-grant"]),
     );
-    expect(written.filter((row) => row.type.startsWith("permit-"))).toEqual([]);
+    expect(written.filter((row) => /^(permit|rwlock)-/.test(row.type))).toEqual([]);
     for (const type of types) {
       expect(eventTypeSchema.safeParse(type).success, type).toBe(true);
       const found = await viewer

@@ -57,7 +57,10 @@ function granted(reply: Reply): Extract<Reply, { granted: true }> {
   return reply;
 }
 
-/** The audit rows of `lockId`, once at least `count` are written. */
+/**
+ * The audited steps of `lockId` as `event.search` reads them (a grant's hold row, decision
+ * 0199), once at least `count` are written.
+ */
 async function auditOf(lockId: string, count: number) {
   let rows: Array<{
     type: string;
@@ -66,10 +69,13 @@ async function auditOf(lockId: string, count: number) {
     reason: string | null;
   }> = [];
   await eventually(async () => {
-    rows = await h.prisma.lockEvent.findMany({
-      where: { lockId },
-      select: { type: true, fence: true, tenantId: true, reason: true },
-    });
+    const found = await tenant.caller().event.search({ lockId });
+    rows = found.events.map((event) => ({
+      type: event.type,
+      fence: event.fence === null ? null : BigInt(event.fence),
+      tenantId: event.tenantId,
+      reason: event.reason,
+    }));
     // Rows written in one millisecond have no order: sorted by type.
     rows.sort((x, y) => x.type.localeCompare(y.type));
     return rows.length >= count;

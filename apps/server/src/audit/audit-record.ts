@@ -67,8 +67,9 @@ export interface HoldPart {
   actor: string | null;
   reason: string | null;
   /**
-   * What was held: null for a mutex lease, `semaphore` for a permit grant (the row's
-   * `kind` column; decision 0196). Absent from parts spooled before it existed: read as null.
+   * What was held: null for a mutex lease, `semaphore` for a permit grant (decision 0196),
+   * `read` or `write` for a read-write lock's grant (decision 0199); the row's `kind`
+   * column. Absent from parts spooled before it existed: read as null.
    */
   primitive?: HoldPrimitive | null;
   /** Permits a semaphore grant took; null (or absent, in older spool lines) for a lease. */
@@ -76,7 +77,7 @@ export interface HoldPart {
 }
 
 /** What a hold row is of, besides a mutex lease (null): `lock_hold.kind`. */
-export type HoldPrimitive = "semaphore";
+export type HoldPrimitive = "semaphore" | "read" | "write";
 
 /**
  * The row id of a hold first written at `atMs`: 48 bits of Unix ms in hex, then the

@@ -69,10 +69,11 @@ export class EventHub {
 
   /**
    * Records a step of a hold the server tracks itself, a semaphore permit grant
-   * (docs/decisions/0196): published to the live feed and the fleet like {@link record},
-   * but audited in the hold's `lock_hold` row instead of an event row. `fill` writes what
-   * the step tells into the hold's pending part (named by the record's lockId and key). A
-   * record without a lockId or business key names no hold and is written as an event row.
+   * (docs/decisions/0196) or a read-write lock's grant (docs/decisions/0199): published to
+   * the live feed and the fleet like {@link record}, but audited in the hold's `lock_hold`
+   * row instead of an event row. `fill` writes what the step tells into the hold's pending
+   * part (named by the record's lockId and key). A record without a lockId or business key
+   * names no hold and is written as an event row.
    */
   recordHold(record: AuditRecord, fill: (part: HoldPart) => void): void {
     const targets = this.targets;
@@ -95,7 +96,7 @@ export class EventHub {
 
   /**
    * The pending part of a hold the server tracks itself, for a step that is audited but
-   * not published (a permit's renewal); undefined before `attach`.
+   * not published (a permit's or a read-write grant's renewal); undefined before `attach`.
    */
   hold(
     lockId: string,

@@ -33,17 +33,21 @@ const EVENT_COLUMNS =
   "id, type, tenant_id, resource, business_key, lock_id, fence, client_id, owner_id, tier, lease_ms, actor, reason, at, count";
 const COLUMNS = `${EVENT_COLUMNS}, granted_at`;
 
-// A hold row is a mutex hold (`kind` NULL) or a semaphore permit grant (`kind` 'semaphore',
-// docs/decisions/0196); the steps of a permit grant are named as the live feed names them:
-// `permit-grant`, `permit-release`, `permit-force-release`, `permit-expired`.
+// A hold row is a mutex hold (`kind` NULL), a semaphore permit grant (`kind` 'semaphore',
+// docs/decisions/0196) or a read-write lock's grant (`kind` 'read' or 'write',
+// docs/decisions/0199). The steps of the others are named as the live feed names them:
+// `permit-grant`, `permit-release`, `permit-force-release`, `permit-expired`, and the same
+// with `rwlock-`.
 const MUTEX = "kind IS NULL";
 const PERMIT = "kind = 'semaphore'";
-const PREFIX = "IF(kind IS NULL, '', 'permit-')";
+const RW = "kind IN ('read', 'write')";
+const PREFIX =
+  "CASE kind WHEN 'semaphore' THEN 'permit-' WHEN 'read' THEN 'rwlock-' WHEN 'write' THEN 'rwlock-' ELSE '' END";
 
 /** The step of a hold row that an event type filter asks for, and of which kind of hold. */
 interface HoldStep {
   readonly branch: "grant" | "extend" | "end";
-  readonly kind: typeof MUTEX | typeof PERMIT;
+  readonly kind: typeof MUTEX | typeof PERMIT | typeof RW;
   /** `end_type`s of an end. */
   readonly ends?: readonly string[];
 }
@@ -58,7 +62,26 @@ const HOLD_STEPS: Readonly<Record<string, HoldStep>> = {
   "permit-release": { branch: "end", kind: PERMIT, ends: ["released"] },
   "permit-force-release": { branch: "end", kind: PERMIT, ends: ["force-released"] },
   "permit-expired": { branch: "end", kind: PERMIT, ends: ["expired", "lapsed"] },
+  "rwlock-grant": { branch: "grant", kind: RW },
+  "rwlock-release": { branch: "end", kind: RW, ends: ["released"] },
+  "rwlock-force-release": { branch: "end", kind: RW, ends: ["force-released"] },
+  "rwlock-expired": { branch: "end", kind: RW, ends: ["expired", "lapsed"] },
 };
+
+// What the grant and end branches say in `reason`, per kind of hold. A permit's reasons
+// are those its event rows had (decision 0196); a read or write grant's start with its mode,
+// as its event rows' did (the console reads the mode there), decision 0199.
+const GRANT_REASON =
+  "CASE WHEN kind IS NULL THEN IF(reentries > 1, CONCAT('re-entered ', reentries, ' times'), NULL) " +
+  "WHEN kind = 'semaphore' THEN CONCAT('permits ', permits) " +
+  "ELSE IF(reentries > 1, CONCAT(kind, ' (re-entered ', reentries, ' times)'), kind) END";
+const END_REASON =
+  "CASE WHEN kind IS NULL THEN IF(end_type = 'lapsed', 'lapsed: no release before the lease ran out', reason) " +
+  "WHEN kind = 'semaphore' THEN CASE end_type WHEN 'lapsed' THEN CONCAT('lapsed: ', IFNULL(CONCAT('permits ', permits, ', '), ''), " +
+  "'no release or renewal before the lease ran out') " +
+  "WHEN 'released' THEN CONCAT('permits ', permits) ELSE reason END " +
+  "ELSE CASE end_type WHEN 'lapsed' THEN CONCAT(kind, ': lapsed, no release or renewal before the lease ran out') " +
+  "WHEN 'released' THEN kind ELSE reason END END";
 
 interface EventRow {
   id: string;
@@ -83,8 +106,9 @@ interface EventRow {
  * The branches of the search: single events (`lock_event`) and the grant, latest renewal
  * and end read from each hold's row (`lock_hold`, docs/decisions/0070), each filtered and
  * limited on its own indexes before they are merged newest first. A permit grant's row
- * (decision 0196) reads as its `permit-grant` and its end; its renewals are not events,
- * as before, so the renewal branch reads mutex holds only.
+ * (decision 0196) reads as its `permit-grant` and its end, a read or write grant's
+ * (decision 0199) as its `rwlock-grant` and its end; their renewals are not events, as
+ * before, so the renewal branch reads mutex holds only.
  */
 function branchesOf(
   input: SearchInput,
@@ -160,8 +184,7 @@ function branchesOf(
         `CONCAT(${PREFIX}, 'grant')`,
         "lease_ms",
         "NULL",
-        "IF(kind IS NULL, IF(reentries > 1, CONCAT('re-entered ', reentries, ' times'), NULL), " +
-          "CONCAT('permits ', permits))",
+        GRANT_REASON,
         "granted_at",
         "NULL",
       ),
@@ -194,10 +217,7 @@ function branchesOf(
         `CONCAT(${PREFIX}, CASE end_type WHEN 'released' THEN 'release' WHEN 'force-released' THEN 'force-release' ELSE 'expired' END)`,
         "NULL",
         "actor",
-        "IF(kind IS NULL, IF(end_type = 'lapsed', 'lapsed: no release before the lease ran out', reason), " +
-          "CASE end_type WHEN 'lapsed' THEN CONCAT('lapsed: ', IFNULL(CONCAT('permits ', permits, ', '), ''), " +
-          "'no release or renewal before the lease ran out') " +
-          "WHEN 'released' THEN CONCAT('permits ', permits) ELSE reason END)",
+        END_REASON,
         "ended_at",
         "NULL",
       ),

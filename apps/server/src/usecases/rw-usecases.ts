@@ -12,7 +12,7 @@ import {
 } from "@warden/contract";
 import type { RwGrant, RwKeyView, RwLeaseView, RwMode } from "@warden/core";
 import type { Logger } from "pino";
-import { auditRecord } from "../audit/audit-record.js";
+import { auditRecord, endHold, type AuditRecord, type HoldPart } from "../audit/audit-record.js";
 import type { EventHub } from "../audit/event-hub.js";
 import type { PermitTracker } from "../live/permit-tracker.js";
 import type { ReleaseNotifier } from "../locks/release-notifier.js";
@@ -83,7 +83,7 @@ export interface RwUseCaseDeps {
   readonly locks: Pick<TieredLocks, "tier">;
   /** Wakes waiting acquires when a grant of the key is released, here or on another instance. */
   readonly notifier: Pick<ReleaseNotifier, "released" | "onRelease">;
-  readonly hub: Pick<EventHub, "record">;
+  readonly hub: Pick<EventHub, "record" | "recordHold" | "hold">;
   readonly metrics: Pick<Metrics, "apps">;
   readonly rwMetrics: RwMetrics;
   readonly logger: Logger;
@@ -124,8 +124,9 @@ export interface RwUseCases {
   ): Promise<{ grants: ListedRwGrant[]; cursor: string | null }>;
   /**
    * Removes a key's grants (or only `lockId`'s) on every tier, whoever holds them, for an
-   * operator already checked to see the resource: audited `rwlock-force-release` with the
-   * operator and reason, sent to the live feed, and the key's waiters are woken.
+   * operator already checked to see the resource: sent to the live feed as
+   * `rwlock-force-release` with the operator and reason, audited as the end of each grant's
+   * hold row (`force-released`, decision 0199), and the key's waiters are woken.
    */
   forceRelease(
     resource: ResourceView,
@@ -177,7 +178,9 @@ function leaseOf(resource: ResourceView, leaseMs: number | undefined): number {
  * Builds the read-write lock use cases. Each checks the caller's tenant owns the resource
  * and that it is an rwlock (another tenant's resource is UNKNOWN_RESOURCE, a mutex or a
  * semaphore INVALID_ARGUMENT on `kind`) before touching a store, and owns its metrics, logs
- * and audit (`rwlock-grant`, `rwlock-release`, `rwlock-expired`, the mode in the reason).
+ * and audit: the live feed gets `rwlock-grant`, `rwlock-release`, `rwlock-expired` and
+ * `rwlock-force-release` records (the mode in the reason), MySQL one `lock_hold` row per
+ * grant, of kind `read` or `write` (docs/decisions/0199).
  */
 export function createRwUseCases(deps: RwUseCaseDeps): RwUseCases {
   const { rwMetrics: m } = deps;
@@ -198,31 +201,59 @@ export function createRwUseCases(deps: RwUseCaseDeps): RwUseCases {
     });
   }
 
+  /**
+   * Fills what every part of a read or write grant's hold row carries, whichever part
+   * reaches MySQL first: its mode (the row's kind) and the grant's facts.
+   */
+  function grantPart(
+    part: HoldPart,
+    grant: Pick<RwLeaseView, "mode" | "fence" | "holder" | "tier" | "grantedAt" | "expiresAt">,
+  ): void {
+    part.primitive = grant.mode;
+    part.fence ??= grant.fence;
+    part.clientId ??= grant.holder.clientId;
+    part.ownerId ??= grant.holder.ownerId;
+    part.tier ??= grant.tier;
+    part.grantedAt ??= grant.grantedAt;
+    part.expiresAt = Math.max(part.expiresAt ?? 0, grant.expiresAt);
+  }
+
+  /**
+   * Audits a step of a grant: the live feed and the fleet get the `rwlock-*` record as
+   * before, MySQL the grant's hold row (one `lock_hold` row per grant, docs/decisions/0199),
+   * into whose pending part `fill` writes what the step tells.
+   */
   function audit(
-    type: "rwlock-grant" | "rwlock-release" | "rwlock-expired" | "rwlock-force-release",
+    type: "rwlock-grant" | "rwlock-expired" | "rwlock-force-release",
     tenantId: string,
     key: { resource: string; businessKey: string },
-    view: Pick<RwLeaseView, "lockId" | "mode" | "fence" | "holder" | "tier" | "grantedAt">,
+    view: Pick<
+      RwLeaseView,
+      "lockId" | "mode" | "fence" | "holder" | "tier" | "grantedAt" | "expiresAt"
+    >,
     fields: { leaseMs?: number; reason: string; at?: number; actor?: string },
+    fill: (part: HoldPart, record: AuditRecord) => void,
   ): void {
-    deps.hub.record(
-      auditRecord({
-        type,
-        tenantId,
-        resource: key.resource,
-        businessKey: key.businessKey,
-        lockId: view.lockId,
-        fence: view.fence,
-        clientId: view.holder.clientId,
-        ownerId: view.holder.ownerId,
-        tier: view.tier,
-        leaseMs: fields.leaseMs ?? null,
-        actor: fields.actor ?? null,
-        reason: fields.reason,
-        at: fields.at ?? Date.now(),
-        grantedAt: view.grantedAt,
-      }),
-    );
+    const record = auditRecord({
+      type,
+      tenantId,
+      resource: key.resource,
+      businessKey: key.businessKey,
+      lockId: view.lockId,
+      fence: view.fence,
+      clientId: view.holder.clientId,
+      ownerId: view.holder.ownerId,
+      tier: view.tier,
+      leaseMs: fields.leaseMs ?? null,
+      actor: fields.actor ?? null,
+      reason: fields.reason,
+      at: fields.at ?? Date.now(),
+      grantedAt: view.grantedAt,
+    });
+    deps.hub.recordHold(record, (part) => {
+      grantPart(part, view);
+      fill(part, record);
+    });
   }
 
   const expiry = new RwExpiryWatch({
@@ -230,10 +261,17 @@ export function createRwUseCases(deps: RwUseCaseDeps): RwUseCases {
     releasedElsewhere: (lockId) => deps.releasedElsewhere(lockId),
     expired: (grant: WatchedRwGrant) => {
       m.expired.inc({ resource: grant.key.resource, mode: grant.view.mode });
-      audit("rwlock-expired", grant.tenantId, grant.key, grant.view, {
-        reason: `${grant.view.mode}: the lease ended without a release`,
-        at: grant.expiresAt,
-      });
+      audit(
+        "rwlock-expired",
+        grant.tenantId,
+        grant.key,
+        grant.view,
+        { reason: `${grant.view.mode}: the lease ended without a release`, at: grant.expiresAt },
+        (part, record) => {
+          part.expiresAt = Math.max(part.expiresAt ?? 0, grant.expiresAt);
+          if (endHold(part, "expired", record.at)) part.reason = record.reason;
+        },
+      );
     },
     ...deps.expiry,
   });
@@ -389,10 +427,19 @@ export function createRwUseCases(deps: RwUseCaseDeps): RwUseCases {
       expiry.extended(grant.lockId, grant.expiresAt);
     }
     track(resource.tenantId, grant);
-    audit("rwlock-grant", resource.tenantId, key, grant, {
-      leaseMs,
-      reason: `${mode}${grant.reentered ? " (re-entry)" : ""}`,
-    });
+    // A re-entry is the same grant (its lockId): its part only raises the row's entries and
+    // expiry, as the mutex's re-entry does.
+    audit(
+      "rwlock-grant",
+      resource.tenantId,
+      key,
+      grant,
+      { leaseMs, reason: `${mode}${grant.reentered ? " (re-entry)" : ""}` },
+      (part) => {
+        part.leaseMs ??= leaseMs;
+        part.reentries = Math.max(part.reentries, grant.reentry);
+      },
+    );
     if (deps.logger.isLevelEnabled("debug")) {
       deps.logger.debug(
         {
@@ -440,7 +487,8 @@ export function createRwUseCases(deps: RwUseCaseDeps): RwUseCases {
     }
     // The grant's holder and grant time are known when this instance granted it.
     const known = watched?.view;
-    deps.hub.record(
+    const at = Date.now();
+    deps.hub.recordHold(
       auditRecord({
         type: "rwlock-release",
         tenantId: resource.tenantId,
@@ -453,9 +501,18 @@ export function createRwUseCases(deps: RwUseCaseDeps): RwUseCases {
         reason: result.released
           ? result.mode
           : `${result.mode}: one entry released, ${result.reentry} left`,
-        at: Date.now(),
+        at,
         grantedAt: known?.grantedAt ?? null,
       }),
+      (part) => {
+        // The caller need not be the holder: only the grant's own facts go into its row.
+        if (known) grantPart(part, known);
+        part.primitive = result.mode;
+        part.fence ??= result.fence;
+        part.tier ??= input.tier;
+        // A release that leaves entries changes no holder: the grant goes on.
+        if (result.released) endHold(part, "released", at);
+      },
     );
     deps.logger.debug(
       { op: "rwlock.release", ...key, lockId: input.lockId, tier: input.tier },
@@ -483,6 +540,22 @@ export function createRwUseCases(deps: RwUseCaseDeps): RwUseCases {
       });
       expiry.extended(view.lockId, view.expiresAt);
       track(resource.tenantId, view);
+      // Audited in the grant's hold row (its renewals, latest renewal and expiry, so the
+      // audit's lapse sweep does not close a renewed grant), not published: as before.
+      const now = Date.now();
+      const part = deps.hub.hold(
+        view.lockId,
+        resource.tenantId,
+        resource.name,
+        view.businessKey,
+        now,
+      );
+      if (part) {
+        grantPart(part, view);
+        part.renewals = Math.max(part.renewals, view.renewals);
+        part.renewedAt = now;
+        part.renewLeaseMs = leaseMs;
+      }
       return { grant: infoOf(view), currentTier: deps.locks.tier };
     } catch (error) {
       m.renewFailures.inc({ resource: resource.name });
@@ -604,10 +677,19 @@ export function createRwUseCases(deps: RwUseCaseDeps): RwUseCases {
       expiry.released(grant.lockId);
       deps.grants?.ended(grant.lockId);
       m.releases.inc({ resource: resource.name, mode: grant.mode, outcome: "force-released" });
-      audit("rwlock-force-release", resource.tenantId, key, grant, {
-        actor: by.actor.slice(0, 128),
-        reason: `${grant.mode}: ${by.reason}`.slice(0, 500),
-      });
+      audit(
+        "rwlock-force-release",
+        resource.tenantId,
+        key,
+        grant,
+        { actor: by.actor.slice(0, 128), reason: `${grant.mode}: ${by.reason}`.slice(0, 500) },
+        (part, record) => {
+          if (endHold(part, "force-released", record.at)) {
+            part.actor = record.actor;
+            part.reason = record.reason;
+          }
+        },
+      );
     }
     if (removed.length > 0) deps.notifier.released(key);
     deps.logger.info(
