@@ -92,9 +92,10 @@ export const clientRouter = router({
 
   /**
    * Instances seen within `activeWithinMs` (default 60 s), newest first. A key limited to
-   * a resource prefix sees only instances that have held a lock or a semaphore permit
-   * under its prefix (as far as the audit trail's holds go back; permit grants have hold
-   * rows since decision 0196): the others serve resources that, for it, do not exist
+   * a resource prefix sees only instances that have held a lock, a semaphore permit or a
+   * read or write grant under its prefix (as far as the audit trail's holds go back; permit
+   * grants have hold rows since decision 0196, read-write grants since decision 0199): the
+   * others serve resources that, for it, do not exist
    * (docs/decisions/0100).
    */
   list: authedProcedure.input(clientListInputSchema).query(async ({ ctx, input }) => {
