@@ -108,6 +108,28 @@ export class EventHub {
     return this.targets?.audit.hold(lockId, tenantId, resource, businessKey, at);
   }
 
+  /**
+   * Records a renewal of a grant the server tracks itself (a permit's or a read-write
+   * grant's) in its hold row, not published (decisions 0196, 0199): `fill` puts the grant's
+   * facts in the part, then the renewal count, time and lease, so the audit's lapse sweep
+   * does not close a renewed grant at its first expiry.
+   */
+  renewHold(
+    tenantId: string | null,
+    resource: string,
+    view: { readonly lockId: string; readonly businessKey: string; readonly renewals: number },
+    leaseMs: number,
+    fill: (part: HoldPart) => void,
+  ): void {
+    const now = Date.now();
+    const part = this.hold(view.lockId, tenantId, resource, view.businessKey, now);
+    if (!part) return;
+    fill(part);
+    part.renewals = Math.max(part.renewals, view.renewals);
+    part.renewedAt = now;
+    part.renewLeaseMs = leaseMs;
+  }
+
   private publish(targets: EventHubTargets, record: AuditRecord): void {
     targets.live.publish({ kind: "event", event: record });
     targets.fleet?.record(record);

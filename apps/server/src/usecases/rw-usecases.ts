@@ -83,7 +83,7 @@ export interface RwUseCaseDeps {
   readonly locks: Pick<TieredLocks, "tier">;
   /** Wakes waiting acquires when a grant of the key is released, here or on another instance. */
   readonly notifier: Pick<ReleaseNotifier, "released" | "onRelease">;
-  readonly hub: Pick<EventHub, "record" | "recordHold" | "hold">;
+  readonly hub: Pick<EventHub, "record" | "recordHold" | "hold" | "renewHold">;
   readonly metrics: Pick<Metrics, "apps">;
   readonly rwMetrics: RwMetrics;
   readonly logger: Logger;
@@ -540,22 +540,10 @@ export function createRwUseCases(deps: RwUseCaseDeps): RwUseCases {
       });
       expiry.extended(view.lockId, view.expiresAt);
       track(resource.tenantId, view);
-      // Audited in the grant's hold row (its renewals, latest renewal and expiry, so the
-      // audit's lapse sweep does not close a renewed grant), not published: as before.
-      const now = Date.now();
-      const part = deps.hub.hold(
-        view.lockId,
-        resource.tenantId,
-        resource.name,
-        view.businessKey,
-        now,
+      // Audited in the grant's hold row, not published: as before.
+      deps.hub.renewHold(resource.tenantId, resource.name, view, leaseMs, (part) =>
+        grantPart(part, view),
       );
-      if (part) {
-        grantPart(part, view);
-        part.renewals = Math.max(part.renewals, view.renewals);
-        part.renewedAt = now;
-        part.renewLeaseMs = leaseMs;
-      }
       return { grant: infoOf(view), currentTier: deps.locks.tier };
     } catch (error) {
       m.renewFailures.inc({ resource: resource.name });

@@ -27,7 +27,7 @@ export interface SemaphoreUseCaseDeps {
   readonly locks: Pick<TieredLocks, "tier">;
   /** Wakes waiting acquires when a permit of the key is released, here or on another instance. */
   readonly notifier: Pick<ReleaseNotifier, "released" | "onRelease">;
-  readonly hub: Pick<EventHub, "record" | "recordHold" | "hold">;
+  readonly hub: Pick<EventHub, "record" | "recordHold" | "hold" | "renewHold">;
   readonly metrics: Pick<Metrics, "apps">;
   readonly semaphoreMetrics: SemaphoreMetrics;
   readonly logger: Logger;

@@ -427,22 +427,10 @@ export function createSemaphoreUseCases(
         leaseMs,
       });
       track(resource, view);
-      // Audited in the grant's hold row (its renewals, latest renewal and expiry, so the
-      // audit's lapse sweep does not close a renewed permit), not published: as before.
-      const now = Date.now();
-      const part = deps.hub.hold(
-        view.lockId,
-        resource.tenantId,
-        resource.name,
-        view.businessKey,
-        now,
+      // Audited in the grant's hold row, not published: as before.
+      deps.hub.renewHold(resource.tenantId, resource.name, view, leaseMs, (part) =>
+        permitPart(part, view),
       );
-      if (part) {
-        permitPart(part, view);
-        part.renewals = Math.max(part.renewals, view.renewals);
-        part.renewedAt = now;
-        part.renewLeaseMs = leaseMs;
-      }
       return { permit: infoOf(view), currentTier: deps.locks.tier };
     } catch (error) {
       m.renewFailures.inc({ resource: resource.name });
