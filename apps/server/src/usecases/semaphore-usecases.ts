@@ -548,8 +548,16 @@ export function createSemaphoreUseCases(
 
   /** Reports one lapsed grant, unless the store still holds it (renewed where we did not see). */
   async function reportOne(permit: TrackedPermit): Promise<void> {
-    const views = await deps.semaphores.inspect(permit).catch(() => null);
-    const live = views?.flatMap((view) => view.holders).find((p) => p.lockId === permit.lockId);
+    let views: Awaited<ReturnType<typeof deps.semaphores.inspect>>;
+    try {
+      views = await deps.semaphores.inspect(permit);
+    } catch {
+      // The tier in force did not answer: whether the grant lives is unknown, so it is not
+      // reported; tracked again, it is asked about at the next sweep (docs/decisions/0200).
+      deps.permits?.seen(permit);
+      return;
+    }
+    const live = views.flatMap((view) => view.holders).find((p) => p.lockId === permit.lockId);
     if (live) {
       deps.permits?.seen({ ...permit, expiresAt: live.expiresAt });
       return;

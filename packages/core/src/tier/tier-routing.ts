@@ -111,17 +111,59 @@ export class RecoveryDrain {
 
 /**
  * Asks each tier in `order` (see {@link searchOrder}) in turn and returns the first answer
- * that is not null; a tier that fails counts as having none.
+ * that is not null. The tier in force (`current`) must answer: when it failed and no tier
+ * found anything, "not held" would be a guess, so it is LOCK_UNAVAILABLE naming the tier
+ * (docs/decisions/0200). Another tier that fails counts as having none: it is asked only
+ * for what a tier switch left behind, and while Redis is down it cannot answer at all.
+ * Bad input is refused as such.
  */
 export async function firstFound<T>(
   order: readonly Tier[],
+  current: Tier,
   ask: (tier: Tier) => Promise<T | null>,
 ): Promise<T | null> {
-  for (const tier of order) {
-    const found = await ask(tier).catch(() => null);
+  for (const [, found] of await answersOf(order, current, ask, (found) => found !== null)) {
     if (found) return found;
   }
   return null;
+}
+
+/**
+ * Asks each tier in `order` in turn and returns the answers of the tiers that gave one, in
+ * that order, up to and including the first for which `enough` is true. The rule of
+ * {@link firstFound}: bad input is refused as such; when the tier in force (`current`)
+ * failed and no answer was `enough`, LOCK_UNAVAILABLE; another tier's failure is skipped.
+ */
+export async function answersOf<T>(
+  order: readonly Tier[],
+  current: Tier,
+  ask: (tier: Tier) => Promise<T>,
+  enough: (answer: T) => boolean = () => false,
+): Promise<[Tier, T][]> {
+  const answers: [Tier, T][] = [];
+  let unanswered: { error: unknown } | undefined;
+  for (const tier of order) {
+    let answer: T;
+    try {
+      answer = await ask(tier);
+    } catch (error) {
+      if (error instanceof InvalidArgumentError) throw error;
+      if (tier === current) unanswered = { error };
+      continue;
+    }
+    answers.push([tier, answer]);
+    if (enough(answer)) return answers;
+  }
+  if (unanswered) refuseUnknownState(current, unanswered.error);
+  return answers;
+}
+
+/** The refusal of {@link firstFound} when the tier in force did not answer. */
+export function refuseUnknownState(tier: Tier, cause: unknown): never {
+  throw new LockUnavailableError(
+    `the ${tier} tier did not answer, so whether the key is held is unknown; retry when it is reachable`,
+    { cause },
+  );
 }
 
 /**

@@ -152,7 +152,7 @@ export class TieredLocks {
 
   /** Looks in the current tier first, then in the others that answer. */
   async inspect(key: LockKey): Promise<LeaseView | null> {
-    return firstFound(searchOrder(this.tier), (tier) => this.store(tier).inspect(key));
+    return firstFound(searchOrder(this.tier), this.tier, (tier) => this.store(tier).inspect(key));
   }
 
   /**

@@ -144,7 +144,7 @@ export class TieredRwLocks {
 
   /** The key as the current tier sees it, then the others that answer. */
   async inspect(key: LockKey): Promise<RwKeyView | null> {
-    return firstFound(searchOrder(this.tier), (tier) => this.store(tier).inspect(key));
+    return firstFound(searchOrder(this.tier), this.tier, (tier) => this.store(tier).inspect(key));
   }
 
   /**

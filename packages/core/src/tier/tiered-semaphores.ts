@@ -16,6 +16,7 @@ import {
   DRAIN_CHECK_MS,
   allRemoved,
   checkTierAllowed,
+  answersOf,
   searchOrder,
   type ResourcePolicy,
 } from "./tier-routing.js";
@@ -167,16 +168,20 @@ export class TieredSemaphores {
     return this.store(input.tier).extend(input);
   }
 
-  /** The key's grants on every tier that answers, the tier in force first. */
+  /**
+   * The key's grants on every tier that holds some, the tier in force's view always first
+   * among them. The tier in force must answer (LOCK_UNAVAILABLE when it does not: its
+   * grants are unknown, not absent); another tier that fails counts as holding none
+   * (docs/decisions/0200). Bad input is refused as such.
+   */
   async inspect(key: LockKey): Promise<SemaphoreView[]> {
-    const views: SemaphoreView[] = [];
-    for (const tier of searchOrder(this.tier)) {
-      const view = await this.store(tier)
-        .inspect(key)
-        .catch(() => null);
-      if (view && (tier === this.tier || view.holders.length > 0)) views.push(view);
-    }
-    return views;
+    const current = this.tier;
+    const answers = await answersOf(searchOrder(current), current, (tier) =>
+      this.store(tier).inspect(key),
+    );
+    return answers
+      .filter(([tier, view]) => tier === current || view.holders.length > 0)
+      .map(([, view]) => view);
   }
 
   /** Removes the key's grants (or one) from every tier that answers. */

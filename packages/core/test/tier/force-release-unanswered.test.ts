@@ -71,3 +71,29 @@ test("a semaphore: grants removed from MySQL are returned although Redis failed;
     LockUnavailableError,
   );
 });
+
+test("inspect while Redis, not the tier in force, is unreachable: a lease or grant on MySQL is found, a free key is free, not an error (decision 0200)", async () => {
+  const resource = uniqueResource("inspect");
+  const held = await locks.acquire(
+    { resource, businessKey: "held", holder: holder(), leaseMs: 20_000 },
+    DEGRADES,
+  );
+  if (!held.granted) throw new Error("expected a grant");
+  expect((await locks.inspect({ resource, businessKey: "held" }))?.lockId).toBe(held.lockId);
+  expect(await locks.inspect({ resource, businessKey: "free" })).toBeNull();
+  await expect(locks.inspect({ resource, businessKey: "" })).rejects.toBeInstanceOf(
+    InvalidArgumentError,
+  );
+
+  const semaphore = uniqueResource("inspect-sem");
+  const grant = await sems.acquire(
+    { resource: semaphore, businessKey: "k", holder: holder(), leaseMs: 20_000, totalPermits: 2 },
+    DEGRADES,
+  );
+  if (!grant.granted) throw new Error("expected a grant");
+  const views = await sems.inspect({ resource: semaphore, businessKey: "k" });
+  expect(views.map((view) => view.tier)).toEqual(["mysql"]);
+  expect(views[0]!.holders.map((permit) => permit.lockId)).toEqual([grant.lockId]);
+  const free = await sems.inspect({ resource: semaphore, businessKey: "free" });
+  expect(free.map((view) => [view.tier, view.holders.length])).toEqual([["mysql", 0]]);
+});
