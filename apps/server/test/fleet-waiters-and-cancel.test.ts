@@ -398,6 +398,15 @@ it("on the MySQL tier too: the fleet's fair waiters are listed identically in th
     expect(Object.fromEntries(outcomes)).toEqual({ m0: true, m1: "WAIT_CANCELLED", m2: true });
   } finally {
     await services[0]!.locks.override(null, "fleet-waiters-test", "done");
+    // The next test compares whole replies, currentTier included: it starts once every
+    // instance is back on Redis (an unknown waitId's cancel now takes ~750 ms, long enough
+    // for the switch back to land between two replies).
+    expect(
+      await eventually(
+        () => Promise.resolve(services.every((s) => s.locks.tier === "redis")),
+        15_000,
+      ),
+    ).toBe(true);
   }
 });
 
@@ -462,8 +471,8 @@ it("a semaphore or read-write wait sent with a waitId is withdrawn by cancelWait
       ),
     ),
   ).toBe(true);
-  // The other instances learn of a wait at the fleet bus's next flush (~100 ms); a cancel
-  // through them before that finds nothing to cancel (decision 0155).
+  // The other instances learn of a wait at the fleet bus's next flush (~100 ms); once they
+  // know it, the cancels below take the known-wait path (decision 0155).
   expect(
     await eventually(() =>
       Promise.resolve(
