@@ -132,22 +132,31 @@ it("an instance that joins later lists the permits the fleet already holds", asy
     resource: semaphore,
     businessKey: key,
     ownerId: "early",
+    // Nobody renews this permit, and starting an instance on a loaded box has taken longer
+    // than the resource's 5 s default lease: the permit must outlive the third instance's start.
+    leaseMs: 20_000,
   });
   if (!grant.granted) throw new Error("expected a grant");
   const c = await startHarness({ fleet: true, releaseBridge: true, shareWith: a });
+  const release = () =>
+    on(a, "sdk-3").semaphore.release({
+      resource: semaphore,
+      businessKey: key,
+      lockId: grant.lockId,
+      tier: grant.tier,
+    });
   try {
     const listed = await eventually(async () => {
       const page = await on(c, "console").holder.list({ resource: semaphore });
       return page.holders.find((p) => p.lockId === grant.lockId);
     });
     expect(listed).toMatchObject({ kind: "permit", holder: { ownerId: "early" } });
-  } finally {
+  } catch (error) {
+    // Report why the listing failed, not the cleanup's NOT_HOLDER if the permit lapsed meanwhile.
     await c.close();
-    await on(a, "sdk-3").semaphore.release({
-      resource: semaphore,
-      businessKey: key,
-      lockId: grant.lockId,
-      tier: grant.tier,
-    });
+    await release().catch(() => undefined);
+    throw error;
   }
+  await c.close();
+  await release();
 });
