@@ -8,6 +8,7 @@ import {
 } from "@warden/contract";
 import "../polyfill/async-dispose.js";
 import type { FencedHolder, StaleFenceReport } from "../guards/fenced-holder.js";
+import { LazyAbort } from "../lease/lazy-abort.js";
 import type { Lease, LeaseHandle } from "../lease/lease.js";
 import { checkMs } from "../options/check.js";
 import { grantAttributes, keyAttributes, traced } from "../telemetry/tracing.js";
@@ -47,17 +48,8 @@ export class Lock implements AsyncDisposable, FencedHolder {
   readonly fence: string | null;
   /** Where the grant was made: `redis`, `mysql`, or `local` (no fence, no cross-process exclusion). */
   readonly tier: Tier;
-  /** Aborts (with a `LeaseLostError` reason) when the lock may be lost or ran past `maxHoldMs`. */
-  readonly signal: AbortSignal;
-  /**
-   * Aborts, with the first {@link RevokeRequest} as its reason, when someone (an operator,
-   * or another caller of the tenant) asks this lock's holder to release it
-   * (docs/decisions/0176-cooperative-revocation.md). Only a request: the lock stays held
-   * and renewed until you release it; the requester may force-release it if you never do.
-   */
-  readonly revokeSignal: AbortSignal;
-  private readonly controller = new AbortController();
-  private readonly revokeController = new AbortController();
+  private readonly lost = new LazyAbort();
+  private readonly revoke = new LazyAbort();
   private readonly revokeListeners = new Set<(request: RevokeRequest) => void>();
   private releasing: Promise<void> | null = null;
   private readonly maxHoldTimer: NodeJS.Timeout | undefined;
@@ -75,8 +67,6 @@ export class Lock implements AsyncDisposable, FencedHolder {
     this.lockId = lease.lockId;
     this.fence = lease.fence;
     this.tier = lease.tier;
-    this.signal = this.controller.signal;
-    this.revokeSignal = this.revokeController.signal;
     this.handle = {
       onLeaseLost: (error) => this.abort(error),
       onRevokeRequested: (request) => this.revokeRequested(request),
@@ -95,6 +85,21 @@ export class Lock implements AsyncDisposable, FencedHolder {
     lease.attach(this.handle);
   }
 
+  /** Aborts (with a `LeaseLostError` reason) when the lock may be lost or ran past `maxHoldMs`. */
+  get signal(): AbortSignal {
+    return this.lost.signal;
+  }
+
+  /**
+   * Aborts, with the first {@link RevokeRequest} as its reason, when someone (an operator,
+   * or another caller of the tenant) asks this lock's holder to release it
+   * (docs/decisions/0176-cooperative-revocation.md). Only a request: the lock stays held
+   * and renewed until you release it; the requester may force-release it if you never do.
+   */
+  get revokeSignal(): AbortSignal {
+    return this.revoke.signal;
+  }
+
   /** Expiry of the lease on the store's clock, ms since the Unix epoch (updated by renewals). */
   get expiresAt(): number {
     return this.lease.expiresAt;
@@ -102,7 +107,7 @@ export class Lock implements AsyncDisposable, FencedHolder {
 
   /** True until the lock is released or its signal aborted. */
   get held(): boolean {
-    return this.releasing === null && !this.signal.aborted && this.lease.status === "held";
+    return this.releasing === null && !this.lost.aborted && this.lease.status === "held";
   }
 
   /** Renewals of this grant confirmed so far (the watchdog's and `extend`'s). */
@@ -201,16 +206,16 @@ export class Lock implements AsyncDisposable, FencedHolder {
 
   private revokeRequested(request: RevokeRequest): void {
     if (!this.held) return;
-    if (!this.revokeController.signal.aborted) this.revokeController.abort(request);
+    this.revoke.abort(request);
     for (const listener of [...this.revokeListeners]) call(listener, request);
   }
 
   private abort(reason: LeaseLostError): void {
-    if (!this.controller.signal.aborted) this.controller.abort(reason);
+    this.lost.abort(reason);
   }
 
   private lostReason(): LeaseLostError | null {
-    const reason: unknown = this.signal.reason;
+    const reason = this.lost.reason;
     return reason instanceof LeaseLostError ? reason : this.lease.lossError;
   }
 }

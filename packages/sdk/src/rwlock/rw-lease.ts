@@ -1,6 +1,7 @@
 import { LeaseLostError, NotHolderError, type Tier } from "@warden/contract";
 import type { ClientContext } from "../client/client-context.js";
 import { clientQuery } from "../client/client-query.js";
+import { LazyAbort } from "../lease/lazy-abort.js";
 import { Watchdog } from "../lease/watchdog.js";
 
 /** The two modes of a read-write lock grant. */
@@ -96,7 +97,7 @@ export class RwLease {
   readonly tier: Tier;
   /** Latest expiry the server reported, ms since the Unix epoch (server clock). */
   expiresAt: number;
-  private readonly controller = new AbortController();
+  private readonly lost = new LazyAbort();
   private readonly watchdog: Watchdog;
   private released: Promise<void> | null = null;
 
@@ -130,7 +131,7 @@ export class RwLease {
         },
         onLost: (error) => {
           this.set.delete(this);
-          this.controller.abort(error);
+          this.lost.abort(error);
         },
       },
     );
@@ -140,12 +141,12 @@ export class RwLease {
 
   /** Aborts (reason: `LeaseLostError`) once the grant may be lost; stop the protected work then. */
   get signal(): AbortSignal {
-    return this.controller.signal;
+    return this.lost.signal;
   }
 
   /** True until released or lost. */
   get held(): boolean {
-    return this.released === null && !this.controller.signal.aborted;
+    return this.released === null && !this.lost.aborted;
   }
 
   /**
@@ -167,7 +168,7 @@ export class RwLease {
     this.released ??= (async () => {
       this.set.delete(this);
       await this.watchdog.stop();
-      if (this.controller.signal.aborted) return;
+      if (this.lost.aborted) return;
       try {
         await clientQuery(
           this.ctx,

@@ -1,6 +1,7 @@
 import { InvalidArgumentError, LeaseLostError, NotHolderError, type Tier } from "@warden/contract";
 import type { ClientContext } from "../client/client-context.js";
 import { clientQuery } from "../client/client-query.js";
+import { LazyAbort } from "../lease/lazy-abort.js";
 import { Watchdog } from "../lease/watchdog.js";
 
 /** What the server granted, as a {@link Permit} starts from. */
@@ -60,7 +61,7 @@ export class Permit {
   readonly tier: Tier;
   /** Latest expiry the server reported, ms since the Unix epoch (server clock). */
   expiresAt: number;
-  private readonly controller = new AbortController();
+  private readonly lost = new LazyAbort();
   private readonly watchdog: Watchdog;
   private released: Promise<void> | null = null;
   /** Renewed in the bulk `renew` command until a server refuses permit items there. */
@@ -124,7 +125,7 @@ export class Permit {
         },
         onLost: (error) => {
           this.set.delete(this);
-          this.controller.abort(error);
+          this.lost.abort(error);
         },
         // The client's renewal clock: a permit's renewals leave in the same turn as the
         // client's other due renewals, in one bulk `renew` command (docs/decisions/0162).
@@ -137,12 +138,12 @@ export class Permit {
 
   /** Aborts (reason: `LeaseLostError`) once the permit may be lost; stop the protected work then. */
   get signal(): AbortSignal {
-    return this.controller.signal;
+    return this.lost.signal;
   }
 
   /** True until released or lost. */
   get held(): boolean {
-    return this.released === null && !this.controller.signal.aborted;
+    return this.released === null && !this.lost.aborted;
   }
 
   /**
@@ -164,7 +165,7 @@ export class Permit {
     this.released ??= (async () => {
       this.set.delete(this);
       await this.watchdog.stop();
-      if (this.controller.signal.aborted) return;
+      if (this.lost.aborted) return;
       try {
         await clientQuery(
           this.ctx,
