@@ -35,7 +35,7 @@ export class StoreEventEmitter {
     event.businessKey = key.businessKey;
     event.tier = this.tier;
     event.at = Date.now();
-    this.deliver(event as LockEvent);
+    this.deliver(event);
   }
 
   /** Reports a (new) fencing epoch bound to a node or to the tier. */

@@ -20,6 +20,15 @@ interface Upsert {
   readonly expiresAtMs: number;
 }
 
+/** Most rows in one statement: a flush of 100 000 keys stays far below max_allowed_packet. */
+const ROWS_PER_STATEMENT = 1_000;
+
+function* chunks<T>(rows: readonly T[]): Generator<readonly T[]> {
+  for (let at = 0; at < rows.length; at += ROWS_PER_STATEMENT) {
+    yield rows.slice(at, at + ROWS_PER_STATEMENT);
+  }
+}
+
 const DEFAULTS = Object.freeze({ flushIntervalMs: 200, clockMarginMs: 1_000, maxPending: 100_000 });
 
 /**
@@ -166,25 +175,38 @@ export class LeaseMirror {
       // An extend whose grant was mirrored in an earlier batch has no fence here: keep the row's.
       const withFence = upserts.filter((u) => u.fence !== "");
       const extendsOnly = upserts.filter((u) => u.fence === "");
-      if (withFence.length > 0) {
+      for (const rows of chunks(withFence)) {
         await this.pool.query(
-          `INSERT INTO redis_lease_mirror (resource, business_key, lock_id, fence, expires_at) VALUES ${withFence
+          `INSERT INTO redis_lease_mirror (resource, business_key, lock_id, fence, expires_at) VALUES ${rows
             .map(() => "(?, ?, ?, ?, FROM_UNIXTIME(? / 1000))")
             .join(", ")}
            ON DUPLICATE KEY UPDATE lock_id = VALUES(lock_id), fence = VALUES(fence), expires_at = VALUES(expires_at)`,
-          withFence.flatMap((u) => [u.resource, u.businessKey, u.lockId, u.fence, u.expiresAtMs]),
+          rows.flatMap((u) => [u.resource, u.businessKey, u.lockId, u.fence, u.expiresAtMs]),
         );
       }
-      for (const u of extendsOnly) {
+      // Renewals of leases mirrored earlier: one UPDATE per batch, joined to the new expiries
+      // by key and lockId (a row since taken by another lease is left alone). One statement
+      // per renewal had the mirror send thousands of sequential round trips per flush with
+      // 10 000 live locks (docs/decisions/0201).
+      for (const rows of chunks(extendsOnly)) {
+        const expiries = rows
+          .map((_, index) =>
+            index === 0
+              ? "SELECT ? AS resource, ? AS business_key, ? AS lock_id, ? AS expires_ms"
+              : "SELECT ?, ?, ?, ?",
+          )
+          .join(" UNION ALL ");
         await this.pool.query(
-          "UPDATE redis_lease_mirror SET expires_at = FROM_UNIXTIME(? / 1000) WHERE resource = ? AND business_key = ? AND lock_id = ?",
-          [u.expiresAtMs, u.resource, u.businessKey, u.lockId],
+          `UPDATE redis_lease_mirror AS m JOIN (${expiries}) AS e
+             ON m.resource = e.resource AND m.business_key = e.business_key AND m.lock_id = e.lock_id
+           SET m.expires_at = FROM_UNIXTIME(e.expires_ms / 1000)`,
+          rows.flatMap((u) => [u.resource, u.businessKey, u.lockId, u.expiresAtMs]),
         );
       }
-      if (deletes.length > 0) {
+      for (const rows of chunks(deletes)) {
         await this.pool.query(
-          `DELETE FROM redis_lease_mirror WHERE (resource, business_key, lock_id) IN (${deletes.map(() => "(?, ?, ?)").join(", ")})`,
-          deletes.flatMap((d) => [d.resource, d.businessKey, d.lockId]),
+          `DELETE FROM redis_lease_mirror WHERE (resource, business_key, lock_id) IN (${rows.map(() => "(?, ?, ?)").join(", ")})`,
+          rows.flatMap((d) => [d.resource, d.businessKey, d.lockId]),
         );
       }
       this.written += upserts.length + deletes.length;

@@ -1,0 +1,95 @@
+import { afterAll, beforeAll, expect, it } from "vitest";
+import type { StoreEvent } from "../../src/events/store-event.js";
+import { LeaseMirror } from "../../src/tier/lease-mirror.js";
+import { holder, uniqueResource } from "../support/ids.js";
+import { openMysqlTarget, type MysqlTarget } from "./mysql-target.js";
+
+// The lease mirror writes a flush's renewals of already mirrored leases in one statement
+// (docs/decisions/0201), against a real MariaDB.
+
+let target: MysqlTarget;
+
+beforeAll(async () => {
+  target = await openMysqlTarget();
+});
+afterAll(async () => {
+  await target.close();
+});
+
+const lockIdOf = (key: string) => `L${key}`.padEnd(22, "x");
+
+it("writes a flush's renewals in one statement, to the rows of the same lease only", async () => {
+  const resource = uniqueResource();
+  let statements = 0;
+  // The real pool, counting the statements the mirror sends through it.
+  const counted = new Proxy(target.admin, {
+    get(pool, property, receiver) {
+      if (property !== "query") return Reflect.get(pool, property, receiver) as unknown;
+      return (sql: string, values: unknown[]): Promise<unknown> => {
+        statements += 1;
+        return pool.query(sql, values);
+      };
+    },
+  });
+  const mirror = new LeaseMirror(counted, { clockMarginMs: 0 });
+  const at = Date.now();
+  const event = (type: "grant" | "extend", businessKey: string, leaseMs: number): StoreEvent =>
+    type === "grant"
+      ? {
+          type,
+          tier: "redis",
+          resource,
+          businessKey,
+          at,
+          lockId: lockIdOf(businessKey),
+          fence: "7",
+          holder: holder(),
+          leaseMs,
+          reentry: 1,
+          grantedAt: at,
+          renewals: 0,
+        }
+      : {
+          type,
+          tier: "redis",
+          resource,
+          businessKey,
+          at,
+          lockId: lockIdOf(businessKey),
+          fence: "7",
+          holder: holder(),
+          leaseMs,
+          expiresAt: at + leaseMs,
+          grantedAt: at,
+          renewals: 1,
+        };
+  for (const key of ["a", "b", "c", "taken"]) mirror.record(event("grant", key, 10_000));
+  await mirror.flush();
+  // "taken" now belongs to another lease (as after a MySQL-side change): its row must stay.
+  await target.admin.query(
+    "UPDATE redis_lease_mirror SET lock_id = ? WHERE resource = ? AND business_key = 'taken'",
+    [lockIdOf("other"), resource],
+  );
+
+  statements = 0;
+  for (const key of ["a", "b", "c", "taken", "never-mirrored"]) {
+    mirror.record(event("extend", key, 60_000));
+  }
+  await mirror.flush();
+  expect(statements).toBe(1);
+
+  const [rows] = await target.admin.query(
+    "SELECT business_key AS k, lock_id AS l, UNIX_TIMESTAMP(expires_at) * 1000 AS ms FROM redis_lease_mirror WHERE resource = ? ORDER BY business_key",
+    [resource],
+  );
+  const byKey = new Map(
+    (rows as { k: string; l: string; ms: string }[]).map((r) => [r.k, { l: r.l, ms: Number(r.ms) }]),
+  );
+  expect([...byKey.keys()]).toEqual(["a", "b", "c", "taken"]);
+  for (const key of ["a", "b", "c"]) {
+    expect(byKey.get(key)?.ms).toBeCloseTo(at + 60_000, -1);
+  }
+  expect(byKey.get("taken")?.l).toBe(lockIdOf("other"));
+  expect(byKey.get("taken")?.ms).toBeCloseTo(at + 10_000, -1);
+  await mirror.close();
+});
