@@ -33,36 +33,22 @@ it("writes a flush's renewals in one statement, to the rows of the same lease on
   });
   const mirror = new LeaseMirror(counted, { clockMarginMs: 0 });
   const at = Date.now();
-  const event = (type: "grant" | "extend", businessKey: string, leaseMs: number): StoreEvent =>
-    type === "grant"
-      ? {
-          type,
-          tier: "redis",
-          resource,
-          businessKey,
-          at,
-          lockId: lockIdOf(businessKey),
-          fence: "7",
-          holder: holder(),
-          leaseMs,
-          reentry: 1,
-          grantedAt: at,
-          renewals: 0,
-        }
-      : {
-          type,
-          tier: "redis",
-          resource,
-          businessKey,
-          at,
-          lockId: lockIdOf(businessKey),
-          fence: "7",
-          holder: holder(),
-          leaseMs,
-          expiresAt: at + leaseMs,
-          grantedAt: at,
-          renewals: 1,
-        };
+  const event = (type: "grant" | "extend", businessKey: string, leaseMs: number): StoreEvent => {
+    const lease = {
+      tier: "redis" as const,
+      resource,
+      businessKey,
+      at,
+      lockId: lockIdOf(businessKey),
+      fence: "7",
+      holder: holder(),
+      leaseMs,
+      grantedAt: at,
+    };
+    return type === "grant"
+      ? { ...lease, type, reentry: 1, renewals: 0 }
+      : { ...lease, type, expiresAt: at + leaseMs, renewals: 1 };
+  };
   for (const key of ["a", "b", "c", "taken"]) mirror.record(event("grant", key, 10_000));
   await mirror.flush();
   // "taken" now belongs to another lease (as after a MySQL-side change): its row must stay.
