@@ -287,7 +287,16 @@ export function createSemaphoreUseCases(
       for (;;) {
         woken = false;
         const result = await deps.semaphores.acquire(
-          { ...key, holder, leaseMs, permits, totalPermits, ...(fair ? { fair } : {}) },
+          // One shape per call, no spreads (docs/decisions/0201); fair is undefined when not.
+          {
+            resource: key.resource,
+            businessKey: key.businessKey,
+            holder,
+            leaseMs,
+            permits,
+            totalPermits,
+            fair,
+          },
           resource,
         );
         tier = result.tier;
@@ -379,7 +388,15 @@ export function createSemaphoreUseCases(
     }
     return {
       granted: true,
-      ...infoOf(grant),
+      lockId: grant.lockId,
+      fence: grant.fence,
+      holder: grant.holder,
+      permits: grant.permits,
+      grantedAt: grant.grantedAt,
+      renewals: grant.renewals,
+      expiresAt: grant.expiresAt,
+      ttlMs: grant.ttlMs,
+      tier: grant.tier,
       inUse: grant.inUse,
       totalPermits,
       maxRenewals: resource.maxRenewals,
@@ -395,7 +412,12 @@ export function createSemaphoreUseCases(
     const key = { resource: resource.name, businessKey: input.businessKey };
     let view: PermitView;
     try {
-      view = await deps.semaphores.release({ ...key, lockId: input.lockId, tier: input.tier });
+      view = await deps.semaphores.release({
+        resource: key.resource,
+        businessKey: key.businessKey,
+        lockId: input.lockId,
+        tier: input.tier,
+      });
     } catch (error) {
       m.recordRelease(resource.name, error instanceof NotHolderError ? "not-holder" : "error");
       throw error;

@@ -130,7 +130,8 @@ export class RedisSemaphoreStore extends RedisStoreBase implements SemaphoreStor
           const at = fair ? 2 : 1;
           const nowMs = num(reply[fair ? 5 : 3]);
           return {
-            ...key,
+            resource: key.resource,
+            businessKey: key.businessKey,
             granted: true,
             lockId,
             fence: String(num(reply[at])),
