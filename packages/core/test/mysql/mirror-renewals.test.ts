@@ -69,7 +69,10 @@ it("writes a flush's renewals in one statement, to the rows of the same lease on
     [resource],
   );
   const byKey = new Map(
-    (rows as { k: string; l: string; ms: string }[]).map((r) => [r.k, { l: r.l, ms: Number(r.ms) }]),
+    (rows as { k: string; l: string; ms: string }[]).map((r) => [
+      r.k,
+      { l: r.l, ms: Number(r.ms) },
+    ]),
   );
   expect([...byKey.keys()]).toEqual(["a", "b", "c", "taken"]);
   for (const key of ["a", "b", "c"]) {
