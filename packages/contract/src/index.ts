@@ -1,7 +1,7 @@
 export * from "./errors/index.js";
 export type { Tier, Holder, LockKey, LeaseView, Grant, Refusal, AcquireResult } from "./types.js";
 export { LIMITS } from "./limits.js";
-export { newLockId } from "./lock-id.js";
+export { newLockId, newRandomId } from "./lock-id.js";
 export { canonicalText, textProblem, utf8Length } from "./text.js";
 export {
   validateResource,

