@@ -135,7 +135,7 @@ export function markdownReport(report: BenchReport): string {
     "",
     ...memorySection(report),
     "",
-    "Targets (issues 8 and 15):",
+    "Targets (issues 8, 13 and 15):",
     "",
     ...report.targets.map(targetLine),
     "",

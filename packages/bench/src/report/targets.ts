@@ -1,7 +1,7 @@
 import type { VariantName } from "../plan/variants.js";
 import type { CellResult } from "../stats/summarize-cell.js";
 
-/** One target of issue 8 (or 15: the semaphore's ratio to the mutex), judged on this run's numbers. */
+/** One target of issue 8 or 13 (or 15: the semaphore's ratio to the mutex), judged on this run's numbers. */
 export interface TargetCheck {
   readonly id: string;
   /** What is compared, in words. */
@@ -82,7 +82,7 @@ function ratioCheck(
   };
 }
 
-/** Judges the targets of issues 8 and 15 on this run; unmeasured targets come back with `met: null`. */
+/** Judges the targets of issues 8, 13 and 15 on this run; unmeasured targets come back with `met: null`. */
 export function evaluateTargets(
   results: readonly CellResult[],
   memory: MemoryForTargets,
