@@ -183,7 +183,11 @@ export class LocalLockStore implements LockStore {
     if (this.live(key, now)) return null;
     const remainingMs = this.delayLeft(key, now);
     if (remainingMs <= 0) return null;
-    return { ...key, lockDelayUntil: Date.now() + remainingMs, remainingMs, tier: "local" };
+    // The end as a wall-clock instant, from the monotonic deadline itself rather than
+    // now + remaining, so every read of one delay answers the same whole millisecond.
+    const until = this.delays.get(mapKey(key)) ?? now + remainingMs;
+    const lockDelayUntil = Math.ceil(performance.timeOrigin + until);
+    return { ...key, lockDelayUntil, remainingMs, tier: "local" };
   }
 
   async list(input: ListInput): Promise<LeasePage> {

@@ -95,6 +95,29 @@ export function describeLockDelay(storeOf: () => LockStore): void {
       await grantedLater(store, { ...key, holder: holder("b"), leaseMs: 5_000, lockDelayMs });
     });
 
+    test("every read of one lock-delay reports the same end instant, in whole ms", async () => {
+      // The console and lock.inspect read one delay at different moments and must agree on
+      // when it ends: a figure recomputed as now + remaining drifts by a millisecond.
+      const store = storeOf();
+      const key = fresh();
+      const lockDelayMs = 20_000;
+      grant(await store.acquire({ ...key, holder: holder("a"), leaseMs: 30_000, lockDelayMs }));
+      const before = Date.now();
+      await store.forceRelease(key);
+      const ends = new Set<number>();
+      for (let i = 0; i < 200; i += 1) {
+        const view = await store.inspectDelay?.(key);
+        if (!view) throw new Error("expected a lock-delay in force");
+        ends.add(view.lockDelayUntil);
+      }
+      expect(ends.size).toBe(1);
+      const [until = 0] = [...ends];
+      expect(Number.isInteger(until)).toBe(true);
+      // Within a second of the force-release plus the delay (clocks of one machine).
+      expect(until).toBeGreaterThanOrEqual(before + lockDelayMs - 1_000);
+      expect(until).toBeLessThanOrEqual(Date.now() + lockDelayMs + 1_000);
+    });
+
     test("a voluntary release starts no delay, also after re-entries", async () => {
       const store = storeOf();
       const key = fresh();

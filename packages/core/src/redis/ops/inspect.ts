@@ -31,7 +31,13 @@ export function parseLeaseReply(script: string, reply: unknown): LeaseReply {
 /** The reply of `inspectLock-2.lua`: a lease, nothing, or a lock-delay in force. */
 export type InspectReply =
   | LeaseReply
-  | { readonly code: ReplyCode.LockDelay; readonly waitMs: number; readonly nowMs: number };
+  | {
+      readonly code: ReplyCode.LockDelay;
+      readonly waitMs: number;
+      readonly nowMs: number;
+      /** The delay's end: the shadow key's expiry instant, the same for every read. */
+      readonly untilMs: number;
+    };
 
 const INSPECT = "inspectLock-2";
 
@@ -43,6 +49,7 @@ export function parseInspectReply(reply: unknown): InspectReply {
     code: ReplyCode.LockDelay,
     waitMs: int(INSPECT, reply, parts[1]),
     nowMs: int(INSPECT, reply, parts[2]),
+    untilMs: int(INSPECT, reply, parts[3]),
   };
 }
 
@@ -73,7 +80,7 @@ export async function inspectDelayKey(
     ? {
         resource: key.resource,
         businessKey: key.businessKey,
-        lockDelayUntil: reply.nowMs + reply.waitMs,
+        lockDelayUntil: reply.untilMs,
         remainingMs: reply.waitMs,
         tier: "redis",
       }
