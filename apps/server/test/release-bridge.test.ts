@@ -101,6 +101,30 @@ it("a listener that never greets (an older instance) is found by the next subscr
   }
 }, 30_000);
 
+it("the releases of one turn leave in one message, and every key arrives", async () => {
+  const seen: string[] = [];
+  const sender = bridge("sender");
+  bridge("receiver", (key) => seen.push(key));
+  // Until the receiver's subscription is up, a release may reach nobody: publish until one
+  // arrives.
+  await eventually(() => {
+    sender.publish({ resource: "r", businessKey: "warm-up" });
+    return seen.includes("r/warm-up");
+  }, 5_000);
+  // Its stray copies are out before counting.
+  await new Promise((resolve) => setTimeout(resolve, 100));
+
+  const before = await publishCalls();
+  const keys = Array.from({ length: 1_200 }, (_, i) => `turn-${i}`);
+  // One turn; a business key with the characters JSON escapes arrives unchanged.
+  for (const businessKey of keys) sender.publish({ resource: "r", businessKey });
+  sender.publish({ resource: "r:ü", businessKey: 'quote"back\\slash' });
+  await eventually(() => seen.includes('r:ü/quote"back\\slash'), 5_000);
+  expect(seen.filter((key) => key.startsWith("r/turn-"))).toEqual(keys.map((k) => `r/${k}`));
+  // 1 201 keys at most 500 to a message: three PUBLISHes, not 1 201.
+  expect((await publishCalls()) - before).toBe(3);
+}, 30_000);
+
 it("the notifier wakes this instance's listeners of a key, and an unsubscribe called twice counts once", () => {
   const notifier = new ReleaseNotifier();
   const key = { resource: "r", businessKey: "k" };

@@ -42,6 +42,10 @@ export function connect(topology: RedisTopology, common: RedisOptions): Redis | 
   }
 }
 
+// Keys per release message: a turn's releases share one PUBLISH, and a message stays far
+// below Redis's limits and a receiver's turn (resource names ≤ 128, business keys ≤ 200).
+const MAX_KEYS_PER_MESSAGE = 500;
+
 // After a reconnect, greet once the subscription is back (ioredis restores it on ready).
 const GREET_DELAY_MS = 200;
 // While alone, how often the channel's subscribers are counted again: catches an instance
@@ -61,6 +65,10 @@ const PROBE_MS = 1_000;
  * latest, when the next count of the channel's subscribers (`PUBSUB NUMSUB`, every
  * second while alone) finds another. Redis Cluster counts one node's subscribers only:
  * there every release is published.
+ *
+ * **One message per turn** (docs/decisions/0203): the keys released in one event-loop turn
+ * share one `PUBLISH`, so each instance of a fleet reads one message per turn of every
+ * other instance, not one per release.
  */
 export class RedisReleaseBridge implements ReleaseBridge {
   private readonly publisher: Redis | Cluster;
@@ -74,6 +82,9 @@ export class RedisReleaseBridge implements ReleaseBridge {
   private subscribed = false;
   private probeTimer: NodeJS.Timeout | undefined;
   private closed = false;
+  /** Resource, businessKey pairs released in this turn, not yet published. */
+  private pending: string[] = [];
+  private flushScheduled: NodeJS.Immediate | undefined;
 
   constructor(
     topology: RedisTopology,
@@ -93,15 +104,34 @@ export class RedisReleaseBridge implements ReleaseBridge {
     return !this.alone;
   }
 
+  /**
+   * Queues the key; the keys released in one event-loop turn leave together in one
+   * message, `[instanceId, resource1, businessKey1, resource2, businessKey2, …]`, at most
+   * {@link MAX_KEYS_PER_MESSAGE} to a message. A turn with one release sends the same
+   * three-element message as before batching, which older instances read.
+   */
   publish(key: LockKey): void {
     if (this.alone) return;
-    const message = JSON.stringify([this.instanceId, key.resource, key.businessKey]);
-    const greetings = this.greetings;
-    this.publisher.publish(RELEASE_CHANNEL, message).then(
-      (receivers) => this.counted(receivers, greetings),
-      () => undefined,
-    );
+    this.pending.push(key.resource, key.businessKey);
+    this.flushScheduled ??= setImmediate(this.flushPending);
   }
+
+  /** Sends the keys queued in this turn (bound once: no closure per turn). */
+  private readonly flushPending = (): void => {
+    this.flushScheduled = undefined;
+    const pending = this.pending;
+    this.pending = [];
+    if (this.closed || this.alone) return;
+    const greetings = this.greetings;
+    for (let start = 0; start < pending.length; start += 2 * MAX_KEYS_PER_MESSAGE) {
+      const keys = pending.slice(start, start + 2 * MAX_KEYS_PER_MESSAGE);
+      const message = JSON.stringify([this.instanceId, ...keys]);
+      this.publisher.publish(RELEASE_CHANNEL, message).then(
+        (receivers) => this.counted(receivers, greetings),
+        () => undefined,
+      );
+    }
+  };
 
   subscribe(onRelease: (key: LockKey) => void): void {
     this.subscriber.on("message", (channel: string, message: string) => {
@@ -114,7 +144,8 @@ export class RedisReleaseBridge implements ReleaseBridge {
         this.alone = false;
         return;
       }
-      onRelease({ resource: parsed[1], businessKey: parsed[2] });
+      for (let index = 1; index < parsed.length; index += 2)
+        onRelease({ resource: parsed[index]!, businessKey: parsed[index + 1]! });
     });
     this.subscriber
       .subscribe(RELEASE_CHANNEL)
@@ -136,6 +167,9 @@ export class RedisReleaseBridge implements ReleaseBridge {
   async close(): Promise<void> {
     this.closed = true;
     if (this.probeTimer) clearInterval(this.probeTimer);
+    if (this.flushScheduled) clearImmediate(this.flushScheduled);
+    this.flushScheduled = undefined;
+    this.pending = [];
     this.publisher.disconnect();
     this.subscriber.disconnect();
   }
@@ -174,15 +208,16 @@ export class RedisReleaseBridge implements ReleaseBridge {
   }
 }
 
-function parse(message: string): [string] | [string, string, string] | null {
+/** A greeting `[instanceId]`, or `[instanceId, resource, businessKey, …]` (one pair or more). */
+function parse(message: string): string[] | null {
   try {
     const value: unknown = JSON.parse(message);
     if (
       Array.isArray(value) &&
-      (value.length === 3 || value.length === 1) &&
+      value.length % 2 === 1 &&
       value.every((v) => typeof v === "string")
     ) {
-      return value as [string] | [string, string, string];
+      return value;
     }
   } catch {
     // Not ours: another publisher on the channel.
