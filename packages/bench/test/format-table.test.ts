@@ -85,4 +85,15 @@ describe("resultsTable", () => {
       "",
     ]);
   });
+
+  it("shows the other instances' part of the server's CPU, counted once in the total", () => {
+    const fleet = cell({
+      variant: "sdk",
+      cpuUsPerCycle: { loadgen: 300, server: 1_200, serverPeers: 150, redis: 50 },
+    });
+    const row = cpuPerCycleTable([fleet]).split("\n")[2];
+    const columns = row?.split("|").map((s) => s.trim());
+    expect(columns?.[5]).toBe("1 200 (150)");
+    expect(columns?.[8]).toBe("1 550");
+  });
 });

@@ -45,6 +45,13 @@ describe("cpuSnapshot", () => {
     });
   });
 
+  it("counts a fleet's other instances apart as well as in the fleet's sum", () => {
+    expect(cpuSnapshot({ server: [10, 11, 12], serverPeers: [11, 12] }, read)).toEqual({
+      server: 400,
+      serverPeers: 300,
+    });
+  });
+
   it("leaves a role out when one of its processes is gone, or it has none", () => {
     expect(cpuSnapshot({ server: [10, 99], redis: [], loadgen: 12 }, read)).toEqual({
       loadgen: 50,

@@ -64,9 +64,17 @@ function micros(value: number | undefined): string {
   return value === undefined ? "–" : formatRate(value);
 }
 
+/** The server's µs, and of them the other instances' when the bench started a fleet. */
+function serverMicros(r: CellResult): string {
+  const peers = r.cpuUsPerCycle.serverPeers;
+  const all = micros(r.cpuUsPerCycle.server);
+  return peers === undefined ? all : `${all} (${formatRate(peers)})`;
+}
+
 /**
  * CPU per cycle of each process, in µs: on a box whose cores are all busy, throughput is
- * about cores / total, so this says which process bounds a variant.
+ * about cores / total, so this says which process bounds a variant. When the bench started
+ * several server instances, the server column reads "all (instances 2..n)".
  */
 export function cpuPerCycleTable(results: readonly CellResult[]): string {
   const rows = results.map((r) => {
@@ -77,7 +85,9 @@ export function cpuPerCycleTable(results: readonly CellResult[]): string {
       r.variant,
       String(r.concurrency),
       formatRate(r.keys),
-      ...parts.map(micros),
+      micros(r.cpuUsPerCycle.loadgen),
+      serverMicros(r),
+      micros(r.cpuUsPerCycle.redis),
       micros(mysql),
       formatRate(total),
     ];

@@ -137,6 +137,8 @@ export async function prepareEnvironment(options: {
     server: servers.map((instance) => instance.pid),
     bench: process.pid,
   };
+  // Also counted apart: what the other instances cost a cell served by the first one.
+  if (servers.length > 1) pids.serverPeers = servers.slice(1).map((instance) => instance.pid);
   if (stores.redisPid !== null) pids.redis = stores.redisPid;
   if (stores.mysqlPid !== null) pids.mysql = stores.mysqlPid;
   return { stores, server, servers, admin, loadgen, pids };

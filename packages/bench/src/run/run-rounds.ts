@@ -10,7 +10,7 @@ import type { SlotProfiles } from "./slot-profiles.js";
 
 async function startProfiles(environment: BenchEnvironment, server: boolean): Promise<void> {
   await environment.loadgen.startProfile();
-  if (server) await environment.server.startProfile();
+  if (server) await Promise.all(environment.servers.map((instance) => instance.startProfile()));
 }
 
 async function stopProfiles(
@@ -23,8 +23,12 @@ async function stopProfiles(
   const loadgen = await environment.loadgen.stopProfile();
   await profiles.record(variant, "loadgen", slot.round, concurrency, keys, loadgen);
   if (!server) return;
-  const profile = await environment.server.stopProfile();
-  await profiles.record(variant, "server", slot.round, concurrency, keys, profile);
+  // Every instance the bench started: in a fleet cell each one serves a share of the
+  // clients and follows the others' lock events, so the fleet's CPU is the sum.
+  const sampled = await Promise.all(environment.servers.map((instance) => instance.stopProfile()));
+  for (const [index, profile] of sampled.entries()) {
+    await profiles.record(variant, "server", slot.round, concurrency, keys, profile, index + 1);
+  }
 }
 
 function cellKey(cell: CellSpec): string {

@@ -17,7 +17,8 @@ export interface VariantProfile {
 /**
  * Collects the CPU profiles of measured slots (`--profile`), writes each one as a
  * `.cpuprofile` file (open it in Chrome DevTools or speedscope), and summarizes them per
- * variant and process.
+ * variant and process. Server instance n > 1 of a fleet gets a `-n` suffix on its file; its
+ * samples join the variant's server summary.
  */
 export class SlotProfiles {
   private readonly byVariant = new Map<string, CpuProfile[]>();
@@ -31,6 +32,7 @@ export class SlotProfiles {
     concurrency: number,
     keys: number,
     profile: CpuProfile,
+    instance = 1,
   ): Promise<void> {
     const key = `${variant}|${process}`;
     const list = this.byVariant.get(key) ?? [];
@@ -38,7 +40,10 @@ export class SlotProfiles {
     this.byVariant.set(key, list);
     await mkdir(this.dir, { recursive: true });
     await writeFile(
-      join(this.dir, `${variant}-c${concurrency}-k${keys}-r${round}-${process}.cpuprofile`),
+      join(
+        this.dir,
+        `${variant}-c${concurrency}-k${keys}-r${round}-${process}${instance > 1 ? `-${instance}` : ""}.cpuprofile`,
+      ),
       JSON.stringify(profile),
     );
   }
