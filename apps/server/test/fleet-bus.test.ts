@@ -1,8 +1,9 @@
 import { pino } from "pino";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { FleetBus, type FleetTransport } from "../src/live/fleet-bus.js";
 import { auditRecord } from "../src/audit/audit-record.js";
 import { LiveBus } from "../src/live/live-bus.js";
+import { PermitTracker, type TrackedPermit } from "../src/live/permit-tracker.js";
 import { LeaseTracker } from "../src/stats/lease-tracker.js";
 import { StatsCollector } from "../src/stats/stats-collector.js";
 
@@ -13,11 +14,13 @@ import { StatsCollector } from "../src/stats/stats-collector.js";
 class Channel {
   readonly members: { onMessage: (m: string) => void; onReady: () => void }[] = [];
   up = true;
+  /** Messages Redis does not take (a publisher not connected yet, a hiccup). */
+  refuse: ((message: string) => boolean) | undefined;
   transport(): FleetTransport {
     return {
       countsReceivers: true,
       publish: async (message) => {
-        if (!this.up) throw new Error("Redis is unreachable");
+        if (!this.up || this.refuse?.(message)) throw new Error("Redis is unreachable");
         for (const member of this.members) member.onMessage(message);
         return this.members.length;
       },
@@ -30,21 +33,49 @@ class Channel {
   }
 }
 
+const GREET_RETRY_MS = 1_000;
+
 function member(channel: Channel, name: string) {
   const stats = new StatsCollector();
   const tracker = new LeaseTracker();
   const live = new LiveBus();
+  const permits = new PermitTracker();
   const bus = new FleetBus({
     transport: channel.transport(),
     instanceId: name,
     live,
     tracker,
     stats,
+    permits,
     logger: pino({ level: "silent" }),
     flushMs: 60_000,
+    greetRetryMs: GREET_RETRY_MS,
   });
   bus.start();
-  return { stats, tracker, bus, live };
+  return { stats, tracker, bus, live, permits };
+}
+
+const permit = (lockId: string): TrackedPermit => ({
+  tenantId: "t1",
+  resource: "sem:a",
+  businessKey: "k",
+  lockId,
+  fence: "1",
+  holder: { clientId: "c", ownerId: "early" },
+  permits: 1,
+  tier: "redis",
+  grantedAt: Date.now(),
+  expiresAt: Date.now() + 60_000,
+});
+
+/** Runs `body` with fake timeouts (the bus's flush interval stays real and far away). */
+async function withFakeTimeouts(body: () => Promise<void>): Promise<void> {
+  vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+  try {
+    await body();
+  } finally {
+    vi.useRealTimers();
+  }
 }
 
 const grant = (lockId: string, at: number) =>
@@ -188,5 +219,71 @@ describe("fleet bus", () => {
       "tier:-",
     ]);
     unsubscribe();
+  });
+
+  it("a newcomer whose hello Redis did not take says it again until it does, and learns what the fleet holds", async () => {
+    await withFakeTimeouts(async () => {
+      const channel = new Channel();
+      const a = member(channel, "a");
+      a.tracker.observe(grant("L1", Date.now()));
+      a.permits.seen(permit("P1"));
+      // The newcomer's subscription is live but its publisher is not connected yet.
+      let hellos = 0;
+      let refusing = true;
+      channel.refuse = (message) => message.includes('"hello":true') && ++hellos > 0 && refusing;
+      const b = member(channel, "b");
+      await vi.advanceTimersByTimeAsync(2 * GREET_RETRY_MS);
+      expect(hellos).toBe(3);
+      expect(b.permits.all()).toEqual([]);
+
+      refusing = false;
+      await vi.advanceTimersByTimeAsync(GREET_RETRY_MS);
+      expect(hellos).toBe(4);
+      expect(b.permits.keysOf("t1", "sem:a")).toEqual(["k"]);
+      expect(b.tracker.find({ resource: "res:a", businessKey: "L1" }, "L1")).toBeDefined();
+      // Redis took it: no more hellos.
+      await vi.advanceTimersByTimeAsync(3 * GREET_RETRY_MS);
+      expect(hellos).toBe(4);
+      await b.bus.close();
+      await a.bus.close();
+    });
+  });
+
+  it("a bus that closes stops saying hello", async () => {
+    await withFakeTimeouts(async () => {
+      const channel = new Channel();
+      let hellos = 0;
+      channel.refuse = (message) => message.includes('"hello":true') && ++hellos > 0;
+      const a = member(channel, "a");
+      await vi.advanceTimersByTimeAsync(GREET_RETRY_MS);
+      expect(hellos).toBe(2);
+      await a.bus.close();
+      await vi.advanceTimersByTimeAsync(5 * GREET_RETRY_MS);
+      expect(hellos).toBe(2);
+    });
+  });
+
+  it("an answer to a hello that did not leave in full is sent again, as of then", async () => {
+    await withFakeTimeouts(async () => {
+      const channel = new Channel();
+      const a = member(channel, "a");
+      a.permits.seen(permit("P1"));
+      a.permits.seen(permit("P2"));
+      // Redis refuses A's first list of permits (a hiccup on A's publisher).
+      let lists = 0;
+      channel.refuse = (message) =>
+        message.startsWith('{"from":"a",') && message.includes('"permits":') && ++lists === 1;
+      const b = member(channel, "b");
+      await vi.advanceTimersByTimeAsync(0);
+      expect(lists).toBe(1);
+      expect(b.permits.all()).toEqual([]);
+      // P2 is released before the answer is sent again: the answer says what A holds then.
+      a.permits.ended("P2");
+      await vi.advanceTimersByTimeAsync(GREET_RETRY_MS);
+      expect(lists).toBe(2);
+      expect(b.permits.all().map((p) => p.lockId)).toEqual(["P1"]);
+      await b.bus.close();
+      await a.bus.close();
+    });
   });
 });

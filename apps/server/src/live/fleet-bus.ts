@@ -98,6 +98,11 @@ export interface FleetBusOptions {
   >;
   /** How often events are sent, in ms. @defaultValue 100 */
   readonly flushMs?: number;
+  /**
+   * How long after a greeting, or an answer to one, that Redis did not take it is sent
+   * again, in ms. @defaultValue 1000
+   */
+  readonly greetRetryMs?: number;
 }
 
 // A message stays well under Redis's limits and a receiver's event-loop turn.
@@ -107,6 +112,8 @@ const STATS_WINDOW_SEC = 3_600;
 // An instance with live subscribers says so this often; senders trust it twice as long.
 const WATCH_EVERY_MS = 2_000;
 const WATCH_TRUST_MS = 2 * WATCH_EVERY_MS + 1_000;
+// A greeting or an answer that Redis did not take is sent again this much later.
+const GREET_RETRY_MS = 1_000;
 
 /** Events that end a lease, for dropping a grant and its end sent in one batch. */
 function endsLease(event: LockEvent): boolean {
@@ -179,6 +186,11 @@ function withoutShortGrants(records: AuditRecord[]): AuditRecord[] {
  * statistics and its waits. While Redis is down, events are dropped (each
  * instance still audits and serves its own), and unsent seconds of statistics are sent
  * when it is back.
+ *
+ * The greeting is the only way a newcomer learns what the fleet already holds, so neither
+ * half of it is lost to a publish that failed (docs/decisions/0204): the `hello` is sent
+ * again until Redis takes it, and an answer that did not leave in full is sent again in
+ * full (receivers replace what they knew, so an answer twice is harmless).
  */
 export class FleetBus {
   private events: [LockEvent, string | null][] = [];
@@ -197,6 +209,12 @@ export class FleetBus {
   private hadWaiters = false;
   private lastWaitsMs = 0;
   private readonly flushMs: number;
+  private readonly greetRetryMs: number;
+  private closed = false;
+  /** Bumped by each (re)start of the subscription: the retries of an older hello stop. */
+  private helloRound = 0;
+  private helloTimer: NodeJS.Timeout | undefined;
+  private answerTimer: NodeJS.Timeout | undefined;
   /**
    * How this instance's own messages begin (every message is built with `from` first): the
    * channel echoes them back, and they are dropped before parsing — with one busy instance
@@ -206,6 +224,7 @@ export class FleetBus {
 
   constructor(private readonly options: FleetBusOptions) {
     this.flushMs = options.flushMs ?? 100;
+    this.greetRetryMs = options.greetRetryMs ?? GREET_RETRY_MS;
     this.ownPrefix = `{"from":${JSON.stringify(options.instanceId)},`;
     this.sentUpTo = Math.floor(Date.now() / 1000) - 1;
     options.permits?.attachFleet();
@@ -220,11 +239,11 @@ export class FleetBus {
     });
   }
 
-  /** Subscribes, greets the fleet and starts sending. */
+  /** Subscribes, greets the fleet once the subscription is live, and starts sending. */
   start(): void {
     this.options.transport.subscribe(
       (message) => this.receive(message),
-      () => void this.send({ from: this.options.instanceId, hello: true }),
+      () => this.sayHello(),
     );
     this.timer ??= setInterval(() => void this.flush(), this.flushMs);
     this.timer.unref();
@@ -257,8 +276,11 @@ export class FleetBus {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
+    clearTimeout(this.helloTimer);
+    clearTimeout(this.answerTimer);
     await this.flush();
     await this.options.transport.close();
   }
@@ -346,18 +368,22 @@ export class FleetBus {
       });
   }
 
-  /** All its waits (chunked), and the ones that ended. */
-  private async sendAllWaits(ended: string[]): Promise<void> {
+  /** All its waits (chunked), and the ones that ended; false when a message was not sent. */
+  private async sendAllWaits(ended: string[]): Promise<boolean> {
     const { waits, instanceId } = this.options;
-    if (!waits) return;
+    if (!waits) return true;
     const all = waits.ownShared();
-    if (all.length === 0 && ended.length === 0) return;
-    for (let index = 0; index < Math.max(all.length, 1); index += MAX_EVENTS_PER_MESSAGE)
-      await this.send({
+    if (all.length === 0 && ended.length === 0) return true;
+    let sentAll = true;
+    for (let index = 0; index < Math.max(all.length, 1); index += MAX_EVENTS_PER_MESSAGE) {
+      const sent = await this.send({
         from: instanceId,
         waits: all.slice(index, index + MAX_EVENTS_PER_MESSAGE),
         ...(index === 0 ? { waitsEnded: ended } : {}),
       });
+      sentAll &&= sent;
+    }
+    return sentAll;
   }
 
   private someoneWatches(now: number): boolean {
@@ -436,7 +462,7 @@ export class FleetBus {
     if (message.hello) {
       this.greetings += 1;
       this.alone = false;
-      void this.greet();
+      void this.answer();
     }
     if (Array.isArray(message.leases)) for (const lease of message.leases) tracker.adopt(lease);
     if (Array.isArray(message.permits)) this.options.permits?.adopt(message.permits);
@@ -458,26 +484,73 @@ export class FleetBus {
         stats.mergeRemote(message.from, second.second, second.slots);
   }
 
-  /** Answers a newcomer: the leases this instance knows and its last hour of statistics. */
-  private async greet(): Promise<void> {
+  /**
+   * Says hello to the fleet (its subscription is live: every answer reaches it), and again
+   * every {@link greetRetryMs} until Redis took it. Sent once, a hello that failed (the
+   * publisher not connected yet while the subscriber is, or back from an outage later than
+   * it) left this instance without the fleet's leases, permits and read-write grants for
+   * good: the others only ever send their changes.
+   */
+  private sayHello(): void {
+    clearTimeout(this.helloTimer);
+    this.helloTimer = undefined;
+    this.helloRound += 1;
+    const round = this.helloRound;
+    void this.send({ from: this.options.instanceId, hello: true }).then((sent) => {
+      if (sent || this.closed || round !== this.helloRound) return;
+      this.helloTimer = setTimeout(() => {
+        if (!this.closed && round === this.helloRound) this.sayHello();
+      }, this.greetRetryMs);
+      this.helloTimer.unref();
+    });
+  }
+
+  /**
+   * Answers a hello; an answer that did not leave in full is sent again, in full and as
+   * of then, {@link greetRetryMs} later (one retry pending however many hellos failed).
+   */
+  private async answer(): Promise<void> {
+    if ((await this.greet()) || this.closed || this.answerTimer) return;
+    this.answerTimer = setTimeout(() => {
+      this.answerTimer = undefined;
+      if (!this.closed) void this.answer();
+    }, this.greetRetryMs);
+    this.answerTimer.unref();
+  }
+
+  /**
+   * Sends a newcomer the leases this instance knows, its last hour of statistics, its
+   * waits, and the permit and read-write grants it knows; false (at once) when a message
+   * was not sent.
+   */
+  private async greet(): Promise<boolean> {
+    const { instanceId } = this.options;
     const leases = [...this.options.tracker.all()];
-    for (let index = 0; index < leases.length; index += MAX_EVENTS_PER_MESSAGE)
-      await this.send({
-        from: this.options.instanceId,
+    for (let index = 0; index < leases.length; index += MAX_EVENTS_PER_MESSAGE) {
+      const sent = await this.send({
+        from: instanceId,
         leases: leases.slice(index, index + MAX_EVENTS_PER_MESSAGE),
       });
-    const lastDone = Math.floor(Date.now() / 1000) - 1;
-    await this.sendStats(lastDone - STATS_WINDOW_SEC + 1, Math.min(lastDone, this.sentUpTo));
-    await this.sendAllWaits([]);
-    for (const [field, grants] of [
-      ["permits", this.options.permits?.announceAll() ?? []],
-      ["rwGrants", this.options.rwGrants?.announceAll() ?? []],
-    ] as const) {
-      for (let index = 0; index < grants.length; index += MAX_EVENTS_PER_MESSAGE)
-        await this.send({
-          from: this.options.instanceId,
-          [field]: grants.slice(index, index + MAX_EVENTS_PER_MESSAGE),
-        });
+      if (!sent) return false;
     }
+    const lastDone = Math.floor(Date.now() / 1000) - 1;
+    if (!(await this.sendStats(lastDone - STATS_WINDOW_SEC + 1, Math.min(lastDone, this.sentUpTo))))
+      return false;
+    if (!(await this.sendAllWaits([]))) return false;
+    for (const [field, grants] of [
+      ["permits", this.options.permits],
+      ["rwGrants", this.options.rwGrants],
+    ] as const) {
+      // Each list is taken right before it leaves: an end sent meanwhile is not undone.
+      const all = grants?.announceAll() ?? [];
+      for (let index = 0; index < all.length; index += MAX_EVENTS_PER_MESSAGE) {
+        const sent = await this.send({
+          from: instanceId,
+          [field]: all.slice(index, index + MAX_EVENTS_PER_MESSAGE),
+        });
+        if (!sent) return false;
+      }
+    }
+    return true;
   }
 }

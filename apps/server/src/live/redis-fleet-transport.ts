@@ -7,12 +7,11 @@ import type { FleetTransport } from "./fleet-bus.js";
 export const FLEET_CHANNEL = "warden:fleet";
 
 // The publisher never queues: a message that cannot leave now fails, and the fleet bus
-// decides (events are dropped, statistics sent again later). The subscriber queues its
-// SUBSCRIBE until connected and ioredis subscribes again after a reconnect.
+// decides (events are dropped, statistics sent again later, a greeting sent again). The
+// subscriber queues its SUBSCRIBE until connected and ioredis subscribes again after a
+// reconnect.
 const PUBLISHER = { maxRetriesPerRequest: 1, enableOfflineQueue: false };
 const SUBSCRIBER = { maxRetriesPerRequest: null, enableOfflineQueue: true };
-// After a reconnect, greet once the subscription is back (ioredis restores it on ready).
-const GREET_DELAY_MS = 200;
 
 /** The fleet bus over Redis pub/sub (standalone, sentinel or cluster). */
 export class RedisFleetTransport implements FleetTransport {
@@ -47,11 +46,17 @@ export class RedisFleetTransport implements FleetTransport {
         onReady();
       })
       .catch(() => undefined);
+    // After a reconnect ioredis sends its SUBSCRIBE again as it turns ready; one more on the
+    // same connection is answered after it, so its reply says the subscription is back (a
+    // fixed delay guessed it, and a greeting sent before then missed the answers).
     this.subscriber.on("ready", () => {
       if (!subscribed || this.closed) return;
-      setTimeout(() => {
-        if (!this.closed) onReady();
-      }, GREET_DELAY_MS).unref();
+      this.subscriber
+        .subscribe(FLEET_CHANNEL)
+        .then(() => {
+          if (!this.closed) onReady();
+        })
+        .catch(() => undefined);
     });
   }
 
