@@ -1,4 +1,4 @@
-import { LEASE_COLUMNS } from "./lease-columns.js";
+import { LEASE_COLUMNS, LOCK_BY_KEY } from "./lease-columns.js";
 
 /**
  * Sets a live grant's remaining lease to `leaseMs` from now (database clock) and counts
@@ -11,7 +11,7 @@ import { LEASE_COLUMNS } from "./lease-columns.js";
  * Results: the UPDATE ("Rows matched: 1" when extended, else 0), then the key's row with
  * LEASE_COLUMNS and `live` (none when the key has no row).
  */
-export const EXTEND_LOCK = `UPDATE mysql_lock
+export const EXTEND_LOCK = `UPDATE ${LOCK_BY_KEY}
     SET renewals = renewals + 1,
         expires_at = NOW(3) + INTERVAL ? * 1000 MICROSECOND
   WHERE resource = ? AND business_key = ? AND lock_id = ? AND expires_at > NOW(3);

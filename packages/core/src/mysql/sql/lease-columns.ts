@@ -8,3 +8,13 @@ export const LEASE_COLUMNS = `id, resource, business_key, lock_id, client_id, ow
   CAST(ROUND(UNIX_TIMESTAMP(granted_at) * 1000) AS UNSIGNED) AS granted_ms,
   CAST(ROUND(UNIX_TIMESTAMP(expires_at) * 1000) AS UNSIGNED) AS expires_ms,
   GREATEST(0, TIMESTAMPDIFF(MICROSECOND, NOW(3), expires_at) DIV 1000) AS ttl_ms`;
+
+/**
+ * `mysql_lock` read through its `(resource, business_key)` unique key, for the statements
+ * that change one key's grant and also test `expires_at > NOW(3)`. Without the hint
+ * MariaDB sometimes scans `expires_at`'s index instead (every live row, next-key locks up
+ * to its end), and two releases doing that deadlock each other: 50 deadlocks in one
+ * `pnpm bench --variants raw-mysql,sdk-mysql`, all between two releases, each holding
+ * 200–290 locks on that index (docs/decisions/0205).
+ */
+export const LOCK_BY_KEY = "mysql_lock FORCE INDEX (mysql_lock_resource_business_key_key)";

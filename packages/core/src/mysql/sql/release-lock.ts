@@ -1,3 +1,5 @@
+import { LOCK_BY_KEY } from "./lease-columns.js";
+
 /**
  * Releases one entry of a live grant, checking its lockId in the same statement
  * (docs/design.md#only-the-holder-acts-on-a-grant):
@@ -18,7 +20,7 @@
  * `reentry` as it was. The last entry zeroes `lock_delay_ms`: a voluntary release starts no
  * lock-delay (docs/decisions/0175).
  */
-export const RELEASE_LOCK = `UPDATE mysql_lock
+export const RELEASE_LOCK = `UPDATE ${LOCK_BY_KEY}
     SET expires_at = IF(reentry > 1, expires_at, NOW(3)),
         lock_delay_ms = IF(reentry > 1, lock_delay_ms, 0),
         reentry = (@warden_left := IF(reentry > 1, reentry - 1, 0)),
