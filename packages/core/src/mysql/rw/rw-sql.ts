@@ -7,6 +7,20 @@ import { COUNTER_HEADROOM } from "../sql/acquire-lock.js";
  * on one key are serialized; times are the database's `NOW(3)`.
  */
 
+/**
+ * The read-write tables read through the index a statement on one key (or one grant) means.
+ * Without a hint MariaDB may prefer the short `expires_at` / `deadline` index whenever it
+ * estimates the time test at one row: with many ended grants and few live ones for a
+ * release or an extend (`expires_at > NOW(3)`), with few ended ones for an acquire's
+ * reclaim (`expires_at <= NOW(3)`). It then scans and locks other keys' rows at the end of
+ * that index instead of the key's own (docs/decisions/0205). A single-table DELETE takes no
+ * index hint, so the reclaims use the multi-table form.
+ */
+const GRANTS_OF_KEY = "mysql_rw_grant FORCE INDEX (mysql_rw_grant_resource_business_key_idx)";
+const GRANT_BY_LOCK_ID = "mysql_rw_grant FORCE INDEX (mysql_rw_grant_lock_id_key)";
+const INTENTS_OF_KEY =
+  "mysql_rw_intent FORCE INDEX (mysql_rw_intent_resource_business_key_client_id_owner_id_key)";
+
 /** Times and fence of a grant row as numbers/strings on the database clock. */
 const GRANT_COLUMNS = `lock_id, mode, client_id, owner_id, CAST(fence AS CHAR) AS fence, reentry, renewals,
   CAST(ROUND(UNIX_TIMESTAMP(granted_at) * 1000) AS UNSIGNED) AS granted_ms,
@@ -23,8 +37,10 @@ export const RW_LOCK_AND_READ = `INSERT INTO mysql_rw_lock (resource, business_k
   VALUES (?, ?, NULL, 0) ON DUPLICATE KEY UPDATE last_fence = last_fence;
 SELECT CAST(read_fence AS CHAR) AS read_fence, CAST(last_fence AS CHAR) AS last_fence
   FROM mysql_rw_lock WHERE resource = ? AND business_key = ? FOR UPDATE;
-DELETE FROM mysql_rw_grant WHERE resource = ? AND business_key = ? AND expires_at <= NOW(3);
-DELETE FROM mysql_rw_intent WHERE resource = ? AND business_key = ? AND deadline <= NOW(3);
+DELETE mysql_rw_grant FROM ${GRANTS_OF_KEY}
+  WHERE resource = ? AND business_key = ? AND expires_at <= NOW(3);
+DELETE mysql_rw_intent FROM ${INTENTS_OF_KEY}
+  WHERE resource = ? AND business_key = ? AND deadline <= NOW(3);
 SELECT ${GRANT_COLUMNS} FROM mysql_rw_grant
   WHERE resource = ? AND business_key = ? ORDER BY id;
 SELECT client_id, owner_id, GREATEST(0, TIMESTAMPDIFF(MICROSECOND, NOW(3), deadline) DIV 1000) AS ttl_ms
@@ -101,7 +117,7 @@ export const RW_LOCK_KEY = `SELECT id FROM mysql_rw_lock WHERE resource = ? AND 
  * transaction). Parameters: lock_id, resource, business_key; lock_id; lock_id.
  * Results: [update, [grant], delete].
  */
-export const RW_RELEASE = `UPDATE mysql_rw_grant SET reentry = reentry - 1
+export const RW_RELEASE = `UPDATE ${GRANT_BY_LOCK_ID} SET reentry = reentry - 1
   WHERE lock_id = ? AND resource = ? AND business_key = ? AND expires_at > NOW(3) AND reentry > 0;
 SELECT ${GRANT_COLUMNS} FROM mysql_rw_grant WHERE lock_id = ?;
 DELETE FROM mysql_rw_grant WHERE lock_id = ? AND reentry = 0`;
@@ -110,7 +126,7 @@ DELETE FROM mysql_rw_grant WHERE lock_id = ? AND reentry = 0`;
  * Extend a live grant. Parameters: lease ms, lock_id, resource, business_key; lock_id.
  * Results: [update, [grant]].
  */
-export const RW_EXTEND = `UPDATE mysql_rw_grant
+export const RW_EXTEND = `UPDATE ${GRANT_BY_LOCK_ID}
   SET renewals = renewals + 1, expires_at = NOW(3) + INTERVAL ? * 1000 MICROSECOND
   WHERE lock_id = ? AND resource = ? AND business_key = ? AND expires_at > NOW(3);
 SELECT ${GRANT_COLUMNS} FROM mysql_rw_grant WHERE lock_id = ?`;

@@ -5,6 +5,29 @@
  * grant's row. All time is the database's `NOW(3)`.
  */
 
+/**
+ * The tables read through the index a statement on one key (or one grant) means. Without a
+ * hint MariaDB may prefer the short `expires_at` / `deadline` index whenever it estimates the
+ * time test at one row: with many ended grants and few live ones for `expires_at > NOW(3)`,
+ * with few ended ones for `expires_at <= NOW(3)`. It then scans and locks other keys' rows at
+ * the end of that index instead of the key's own (docs/decisions/0205). A single-table DELETE
+ * takes no index hint: the ones without RETURNING use the multi-table form; the ones with
+ * RETURNING test the expiry with {@link LIVE}, which no index serves.
+ */
+const PERMITS_OF_KEY =
+  "mysql_semaphore_permit FORCE INDEX (mysql_semaphore_permit_resource_business_key_expires_at_idx)";
+const PERMIT_BY_LOCK_ID = "mysql_semaphore_permit FORCE INDEX (mysql_semaphore_permit_lock_id_key)";
+const WAITERS_OF_KEY =
+  "mysql_lock_waiter FORCE INDEX (mysql_lock_waiter_resource_business_key_id_idx)";
+const WAITER_BY_ID =
+  "mysql_lock_waiter FORCE INDEX (mysql_lock_waiter_resource_business_key_waiter_id_key)";
+
+/**
+ * `expires_at > NOW(3)`, written so that `expires_at`'s index cannot serve it: the DELETEs
+ * with RETURNING then find their rows through the lock_id key or the key's index.
+ */
+const LIVE = "TIMESTAMPDIFF(MICROSECOND, NOW(3), expires_at) > 0";
+
 /** The columns every permit-reading statement selects, times as numbers on the database clock. */
 export const PERMIT_COLUMNS = `lock_id, client_id, owner_id, permits,
   CAST(fence AS CHAR) AS fence, renewals,
@@ -33,11 +56,11 @@ export const READ_GUARDS = `SELECT
     (SELECT tier FROM tier_state WHERE id = 1) AS shared_tier`;
 
 /** Reclaims the key's expired grants. Parameters: resource, business_key. */
-export const RECLAIM_EXPIRED = `DELETE FROM mysql_semaphore_permit
+export const RECLAIM_EXPIRED = `DELETE mysql_semaphore_permit FROM ${PERMITS_OF_KEY}
   WHERE resource = ? AND business_key = ? AND expires_at <= NOW(3)`;
 
 /** The key's live grants, soonest expiry first. Parameters: resource, business_key. */
-export const LIVE_PERMITS = `SELECT ${PERMIT_COLUMNS} FROM mysql_semaphore_permit
+export const LIVE_PERMITS = `SELECT ${PERMIT_COLUMNS} FROM ${PERMITS_OF_KEY}
   WHERE resource = ? AND business_key = ? AND expires_at > NOW(3) ORDER BY expires_at, id`;
 
 /**
@@ -48,7 +71,7 @@ export const LIVE_PERMITS = `SELECT ${PERMIT_COLUMNS} FROM mysql_semaphore_permi
 export const LIVE_PERMITS_LOCKED = `${LIVE_PERMITS} LOCK IN SHARE MODE`;
 
 /** Fair waiters live in `mysql_lock_waiter`, as the mutex's (a resource is one kind or the other). Parameters: resource, business_key. */
-export const PURGE_WAITERS = `DELETE FROM mysql_lock_waiter
+export const PURGE_WAITERS = `DELETE mysql_lock_waiter FROM ${WAITERS_OF_KEY}
   WHERE resource = ? AND business_key = ? AND deadline <= NOW(3)`;
 
 /** Appends or renews a place. Parameters: resource, business_key, waiter_id, heartbeat ms. */
@@ -64,7 +87,7 @@ export const COUNT_AHEAD = `SELECT COUNT(*) AS ahead FROM mysql_lock_waiter
                       18446744073709551615)`;
 
 /** Uses up a place. Parameters: resource, business_key, waiter_id. */
-export const DEQUEUE = `DELETE FROM mysql_lock_waiter
+export const DEQUEUE = `DELETE mysql_lock_waiter FROM ${WAITER_BY_ID}
   WHERE resource = ? AND business_key = ? AND waiter_id = ?`;
 
 /**
@@ -91,24 +114,24 @@ export const READ_PERMIT = `SELECT ${PERMIT_COLUMNS} FROM mysql_semaphore_permit
 
 /** Releases a live grant and returns it. Parameters: lock_id, resource, business_key. */
 export const RELEASE_PERMIT = `DELETE FROM mysql_semaphore_permit
-  WHERE lock_id = ? AND resource = ? AND business_key = ? AND expires_at > NOW(3)
+  WHERE lock_id = ? AND resource = ? AND business_key = ? AND ${LIVE}
   RETURNING ${PERMIT_COLUMNS}`;
 
 /**
  * Extends a live grant, then reads it (one round trip; the read only reports).
  * Parameters: lease ms, lock_id, resource, business_key, lock_id.
  */
-export const EXTEND_PERMIT = `UPDATE mysql_semaphore_permit
+export const EXTEND_PERMIT = `UPDATE ${PERMIT_BY_LOCK_ID}
   SET renewals = renewals + 1, expires_at = NOW(3) + INTERVAL ? * 1000 MICROSECOND
   WHERE lock_id = ? AND resource = ? AND business_key = ? AND expires_at > NOW(3);
 SELECT ${PERMIT_COLUMNS} FROM mysql_semaphore_permit WHERE lock_id = ?`;
 
 /** Removes the key's live grants (or one), returning them. Parameters: resource, business_key[, lock_id]. */
 export const FORCE_RELEASE_ALL = `DELETE FROM mysql_semaphore_permit
-  WHERE resource = ? AND business_key = ? AND expires_at > NOW(3)
+  WHERE resource = ? AND business_key = ? AND ${LIVE}
   RETURNING ${PERMIT_COLUMNS}`;
 export const FORCE_RELEASE_ONE = `DELETE FROM mysql_semaphore_permit
-  WHERE resource = ? AND business_key = ? AND expires_at > NOW(3) AND lock_id = ?
+  WHERE resource = ? AND business_key = ? AND ${LIVE} AND lock_id = ?
   RETURNING ${PERMIT_COLUMNS}`;
 
 /** Removes a grant whose acquire lost its reply, live or not. Parameters: lock_id. */
