@@ -180,7 +180,10 @@ export class EventHub {
       (event.type === "release" && event.released) ||
       event.type === "force-release" ||
       event.type === "expired";
-    if (freed) targets.notifier.released(event);
+    // A release the store saw nobody refused (Redis: no watch mark, decision 0206) wakes
+    // only this instance's listeners: no other instance can have a waiter or a watch on it.
+    if (freed)
+      targets.notifier.released(event, event.type !== "release" || event.watched !== false);
   }
 
   /** Writes what the event tells about its hold (or a refusal count, or an event row). */

@@ -28,11 +28,15 @@ export class ReleaseNotifier {
     });
   }
 
-  /** A key was freed on this instance: wake local waiters and tell the others. */
-  released(key: LockKey): void {
+  /**
+   * A key was freed on this instance: wake local waiters and, unless the store knows that
+   * nobody elsewhere can be waiting for it (`announce` false, docs/decisions/0206), tell
+   * the other instances.
+   */
+  released(key: LockKey, announce = true): void {
     // Most releases wake nobody here: no key string, no emit (one of each per lock cycle).
     if (this.listeners > 0) this.emitter.emit(keyString(key));
-    this.bridge?.publish(key);
+    if (announce) this.bridge?.publish(key);
   }
 
   /** Calls `listener` whenever `key` is freed; returns the unsubscribe function. */

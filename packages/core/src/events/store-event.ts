@@ -45,6 +45,13 @@ export interface ReleaseEvent extends EventBase, LeaseFacts {
   readonly type: "release";
   readonly released: boolean;
   readonly reentry: number;
+  /**
+   * Whether a caller refused this key may be waiting for its release elsewhere (another
+   * server instance): false when the store knows nobody was refused since the grant, so the
+   * release need not be announced beyond this process. Only the Redis store tracks it
+   * (decision 0206); absent means unknown: announce.
+   */
+  readonly watched?: boolean;
 }
 
 /**

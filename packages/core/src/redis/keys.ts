@@ -10,6 +10,8 @@ import type { LockKey } from "@warden/contract";
  *   w:{<resource>#<shard>}:q:<businessKey>   fair waiters in arrival order (zset, PX)
  *   w:{<resource>#<shard>}:qw:<businessKey>  their heartbeat deadlines (hash, PX)
  *   w:{<resource>#<shard>}:d:<businessKey>   the lock-delay shadow (string, PX; decision 0175)
+ *   w:{<resource>#<shard>}:n:<businessKey>   the watch mark: someone refused waits for the
+ *                                            release (string, PX; decision 0206)
  *   w:ep                                     the epoch record (standalone / sentinel)
  *   w:ep:{<slot tag>}                        the epoch record of one cluster slot
  *
@@ -93,6 +95,21 @@ export class RedisKeys {
   /** The lock-delay shadow of one lock (same slot as its lease). */
   delay(key: LockKey): string {
     return `w:${this.tag(key)}:d:${key.businessKey}`;
+  }
+
+  /** The watch mark of one lock (same slot as its lease; decision 0206). */
+  watch(key: LockKey): string {
+    return `w:${this.tag(key)}:n:${key.businessKey}`;
+  }
+
+  /** The three keys a release touches (lease, lock-delay shadow, watch mark), one hash. */
+  forRelease(key: LockKey): [lease: string, delay: string, watch: string] {
+    const tag = this.tag(key);
+    return [
+      `w:${tag}:l:${key.businessKey}`,
+      `w:${tag}:d:${key.businessKey}`,
+      `w:${tag}:n:${key.businessKey}`,
+    ];
   }
 
   /** The fence counter shared by the lock's shard. */

@@ -104,6 +104,10 @@ describe("RedisKeys.forPlainAcquire and the shard cache", () => {
       for (const businessKey of ["a", "order-42", "ü/ß:{x}"]) {
         const key = { resource: "billing", businessKey };
         expect(keys.forPlainAcquire(key)).toEqual(keys.forAcquire(key).slice(0, 3));
+        // A release's keys are the lease, delay shadow and watch mark, in the lease's slot.
+        const release = keys.forRelease(key);
+        expect(release).toEqual([keys.lease(key), keys.delay(key), keys.watch(key)]);
+        for (const name of release) expect(calculateSlot(name)).toBe(calculateSlot(release[0]));
       }
     }
   });

@@ -104,9 +104,10 @@ describe("Redis script replies are checked and typed", () => {
   });
 
   it("release: entries left and the lease as it was, or why not", () => {
-    expect(parseReleaseReply([1, 1, LEASE])).toEqual({
+    expect(parseReleaseReply([1, 1, LEASE, 0])).toEqual({
       code: ReplyCode.Ok,
       remaining: 1,
+      watched: false,
       before: {
         lockId: "AAAAAAAAAAAAAAAAAAAAAA",
         fence: "8589934593",
@@ -118,7 +119,10 @@ describe("Redis script replies are checked and typed", () => {
     });
     expect(parseReleaseReply([-5])).toEqual({ code: ReplyCode.NoLease });
     expect(parseReleaseReply([-6])).toEqual({ code: ReplyCode.OtherHolder });
+    expect(parseReleaseReply([1, 0, LEASE, 1])).toMatchObject({ remaining: 0, watched: true });
     expect(() => parseReleaseReply([1, 0])).toThrow(UnexpectedReplyError);
+    // The watch flag is part of the reply: a script without it is not this one.
+    expect(() => parseReleaseReply([1, 0, LEASE])).toThrow(UnexpectedReplyError);
     expect(() => parseReleaseReply([-1])).toThrow(UnexpectedReplyError);
   });
 

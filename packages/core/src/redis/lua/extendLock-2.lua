@@ -3,7 +3,7 @@
   the renewal in the lease; a lock-delay shadow moves with it (PX = leaseMs + its delay).
 
   KEYS[1]  lock key     string "lockId|fence|reentry|grantedAt|renewals|clientId|ownerId"
-  KEYS[2]  delay key    the lock-delay shadow (acquirePlain-4.lua): lockDelayMs, or absent
+  KEYS[2]  delay key    the lock-delay shadow (acquirePlain-5.lua): lockDelayMs, or absent
   ARGV[1]  lockId
   ARGV[2]  leaseMs, integer in 1..ARGV[3]
   ARGV[3]  maxLeaseMs

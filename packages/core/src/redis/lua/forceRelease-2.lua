@@ -3,7 +3,7 @@
   grant whose reply was lost or was not acknowledged by enough replicas.
 
   KEYS[1]  lock key     string "lockId|fence|reentry|grantedAt|renewals|clientId|ownerId"
-  KEYS[2]  delay key    the lock-delay shadow (acquirePlain-4.lua): lockDelayMs, or absent
+  KEYS[2]  delay key    the lock-delay shadow (acquirePlain-5.lua): lockDelayMs, or absent
   ARGV[1]  lockId to match, or "" to remove whoever holds the key
   ARGV[2]  "delay" for an operator's release: the shadow then runs for its whole delay
            from now (nobody gets the key before it passes); "" for a cleanup: the shadow

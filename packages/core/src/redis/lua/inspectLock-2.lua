@@ -2,7 +2,7 @@
   Reads a lease and its remaining time in one step; with no lease, the lock-delay left.
 
   KEYS[1]  lock key     string "lockId|fence|reentry|grantedAt|renewals|clientId|ownerId"
-  KEYS[2]  delay key    the lock-delay shadow (acquirePlain-4.lua): lockDelayMs, or absent
+  KEYS[2]  delay key    the lock-delay shadow (acquirePlain-5.lua): lockDelayMs, or absent
 
   Returns:
     { 1, value, pttlMs, nowMs }   a live lease

@@ -49,7 +49,7 @@ local time = redis.call("TIME")
 local nowMs = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local inUse, held = livePermits(KEYS[1], KEYS[2], nowMs)
 
--- The key's queue (fair calls only), kept as for the mutex (acquireLock-6.lua).
+-- The key's queue (fair calls only), kept as for the mutex (acquireLock-7.lua).
 local fair = ARGV[11] ~= ""
 local me = ARGV[13]
 local queued = false

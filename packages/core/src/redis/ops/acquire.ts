@@ -28,7 +28,7 @@ import { removeGrant } from "./force-release.js";
 import type { RedisOpContext } from "./redis-op-context.js";
 import { sendRelease } from "./release.js";
 
-/** The reply of `acquireLock-6.lua` and `acquirePlain-4.lua`, as one type. */
+/** The reply of `acquireLock-7.lua` and `acquirePlain-5.lua`, as one type. */
 export type AcquireReply =
   | {
       readonly code: ReplyCode.Ok;
@@ -46,10 +46,10 @@ export type AcquireReply =
   | { readonly code: ReplyCode.EpochBelowFloor; readonly epoch: number }
   | { readonly code: ReplyCode.LockDelay; readonly waitMs: number };
 
-const SCRIPT = "acquireLock-6";
-const PLAIN = "acquirePlain-4";
+const SCRIPT = "acquireLock-7";
+const PLAIN = "acquirePlain-5";
 
-/** Checks and types a raw `acquireLock-6.lua` reply. */
+/** Checks and types a raw `acquireLock-7.lua` reply. */
 export function parseAcquireReply(reply: unknown): AcquireReply {
   const parts = replyParts(SCRIPT, reply, [
     ReplyCode.Ok,
@@ -99,7 +99,7 @@ export function parseAcquireReply(reply: unknown): AcquireReply {
 }
 
 /**
- * Checks and types a raw `acquirePlain-4.lua` reply. A new grant's reply carries only the
+ * Checks and types a raw `acquirePlain-5.lua` reply. A new grant's reply carries only the
  * fence and the Redis clock; the rest is what the caller sent (its lockId and leaseMs) or
  * follows from a new grant (reentry 1, granted now, no renewals).
  */
@@ -170,12 +170,13 @@ export async function acquireOp(ctx: RedisOpContext, input: AcquireInput): Promi
   if (!ctx.binder.ready) await ctx.binder.ensureStarted();
   const lockId = newLockId();
   // A plain acquire ignores the key's fair queue, so it runs the lean script without the
-  // queue keys and arguments (decision 0043); a fair one runs acquireLock-6. The last key
-  // is the lock-delay shadow; without a delay the script never touches it, so the lease
-  // key stands in and no key is built (decision 0175).
+  // queue keys and arguments (decision 0043); a fair one runs acquireLock-7. The last key
+  // before last is the lock-delay shadow; without a delay the script never touches it, so
+  // the lease key stands in and no key is built (decision 0175). The last is the watch mark
+  // a refusal sets (decision 0206).
   const script = fair ? acquireLock : acquirePlain;
   const redisKeys: string[] = fair ? ctx.keys.forAcquire(key) : ctx.keys.forPlainAcquire(key);
-  redisKeys.push(lockDelayMs > 0 ? ctx.keys.delay(key) : redisKeys[0]!);
+  redisKeys.push(lockDelayMs > 0 ? ctx.keys.delay(key) : redisKeys[0]!, ctx.keys.watch(key));
   const timeoutMs =
     ctx.caller.timeoutFor(leaseMs) + (waitReplicas > 0 ? ctx.waitReplicasTimeoutMs : 0);
   // At most two rebinds: one for a new master, one if the counter ran out right after.

@@ -7,16 +7,22 @@ import { callScript } from "../redis-connection.js";
 import { ReplyCode, int, replyParts, str } from "../reply-code.js";
 import { notHolder, type RedisOpContext } from "./redis-op-context.js";
 
-/** The reply of `releaseLock-2.lua`. */
+/** The reply of `releaseLock-3.lua`. */
 export type ReleaseReply =
-  | { readonly code: ReplyCode.Ok; readonly remaining: number; readonly before: StoredLease }
+  | {
+      readonly code: ReplyCode.Ok;
+      readonly remaining: number;
+      readonly before: StoredLease;
+      /** The key is free now and a caller refused it may be waiting (decision 0206). */
+      readonly watched: boolean;
+    }
   | { readonly code: ReplyCode.NoLease | ReplyCode.OtherHolder };
 
-const SCRIPT = "releaseLock-2";
+const SCRIPT = "releaseLock-3";
 
-/** Checks and types a raw `releaseLock-2.lua` reply. */
+/** Checks and types a raw `releaseLock-3.lua` reply. */
 export function parseReleaseReply(reply: unknown): ReleaseReply {
-  const [code, remaining, value] = replyParts(SCRIPT, reply, [
+  const [code, remaining, value, watched] = replyParts(SCRIPT, reply, [
     ReplyCode.Ok,
     ReplyCode.NoLease,
     ReplyCode.OtherHolder,
@@ -26,6 +32,7 @@ export function parseReleaseReply(reply: unknown): ReleaseReply {
     code,
     remaining: int(SCRIPT, reply, remaining),
     before: parseLease(str(SCRIPT, reply, value)),
+    watched: int(SCRIPT, reply, watched) === 1,
   };
 }
 
@@ -38,7 +45,7 @@ export function sendRelease(
   return ctx.caller.call(
     "release",
     lockId,
-    () => callScript(ctx.client, releaseLock, [ctx.keys.lease(key), ctx.keys.delay(key)], [lockId]),
+    () => callScript(ctx.client, releaseLock, ctx.keys.forRelease(key), [lockId]),
     parseReleaseReply,
   );
 }
@@ -58,6 +65,12 @@ export async function releaseOp(ctx: RedisOpContext, input: ReleaseInput): Promi
     renewals: before.renewals,
   };
   const released = reply.remaining === 0;
-  ctx.events.lock(key, { type: "release", ...lease, released, reentry: reply.remaining });
+  ctx.events.lock(key, {
+    type: "release",
+    ...lease,
+    released,
+    reentry: reply.remaining,
+    watched: reply.watched,
+  });
   return { released, reentry: reply.remaining, lease };
 }

@@ -1,9 +1,9 @@
 --[[
-  acquireLock-6.lua for a plain (not fair) acquire: grants a lease, or re-enters it for the
+  acquireLock-7.lua for a plain (not fair) acquire: grants a lease, or re-enters it for the
   same holder, and mints its fence. A plain acquire ignores the key's fair queue, so this
   script has no queue keys and no queue arguments; everything else (the refusal before the
   epoch checks, the lock-delay, the epoch binding, the fence counter, the lease layout) is
-  acquireLock-6's.
+  acquireLock-7's.
 
   KEYS[1]  lock key     string "lockId|fence|reentry|grantedAt|renewals|clientId|ownerId",
                         expires by PX = lease (grantedAt: Redis clock in ms; renewals: extends)
@@ -12,6 +12,8 @@
   KEYS[4]  delay key    string lockDelayMs, PX = lease + lockDelayMs: the lock-delay shadow
                         (docs/decisions/0175); untouched when ARGV[8] is 0 (the caller may
                         then pass the lock key again)
+  KEYS[5]  watch key    string, PX: someone was refused this key, so its release must be
+                        announced to the other server instances (docs/decisions/0206)
 
   ARGV[1]  lockId for a new grant (22 chars; ignored on re-entry: the first grant's id stays)
   ARGV[2]  clientId      ARGV[3]  ownerId
@@ -28,7 +30,7 @@
                          re-entered (reentry > 1; lockId, grantedAt and renewals are the
                          first grant's)
     { 0, clientId, ownerId, pttlMs }   refused: another holder has the key (decided before
-                                       the epoch checks below)
+                                       the epoch checks below); marks the watch key
     { -1 }               leaseMs is not an integer in 1..maxLeaseMs
     { -2, replid }       this node has no epoch bound to its replication id (new or promoted master)
     { -3, epoch }        the node's epoch is below minEpoch
@@ -37,26 +39,30 @@
                          or force-released) less than lockDelayMs ago; waitMs remain
 ]]
 -- #include fence
+-- #include watch
 local leaseMs = tonumber(ARGV[4])
 if not leaseMs or leaseMs ~= math.floor(leaseMs) or leaseMs < 1 or leaseMs > tonumber(ARGV[6]) then
   return { -1 }
 end
 
--- A refusal first: it writes nothing and mints no fence, so it needs no epoch check (and on
--- a contended key most calls are refusals).
+-- A refusal first: it mints no fence and writes nothing but the watch mark, so it needs no
+-- epoch check (and on a contended key most calls are refusals).
 local current = redis.call("GET", KEYS[1])
 local id, fence, reentry, grantedAt, renewals, clientId, ownerId
 if current then
   id, fence, reentry, grantedAt, renewals, clientId, ownerId =
     string.match(current, "^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$")
   if clientId ~= ARGV[2] or ownerId ~= ARGV[3] then
-    return { 0, clientId, ownerId, redis.call("PTTL", KEYS[1]) }
+    local pttl = redis.call("PTTL", KEYS[1])
+    markWatched(KEYS[5], pttl)
+    return { 0, clientId, ownerId, pttl }
   end
 end
 local delayMs = tonumber(ARGV[8])
 if delayMs > 0 and not current then
   local waitMs = redis.call("PTTL", KEYS[4])
   if waitMs > 0 then
+    markWatched(KEYS[5], waitMs)
     return { -8, waitMs }
   end
 end

@@ -4,12 +4,16 @@
   Nothing changes when lockId does not hold the key.
 
   KEYS[1]  lock key     string "lockId|fence|reentry|grantedAt|renewals|clientId|ownerId"
-  KEYS[2]  delay key    the lock-delay shadow (acquirePlain-4.lua), usually absent
+  KEYS[2]  delay key    the lock-delay shadow (acquirePlain-5.lua), usually absent
+  KEYS[3]  watch key    the watch mark (include/watch.lua), present while a caller refused
+                        the key may still be waiting for its release
   ARGV[1]  lockId
 
   Returns:
-    { 1, remainingEntries, value }   released one entry; 0 means the key is now free;
-                                     value is the lease as it was before this release
+    { 1, remainingEntries, value, watched }
+                              released one entry; 0 means the key is now free; value is the
+                              lease as it was before this release; watched is 1 when the key
+                              is now free and its watch mark was there (it is removed), else 0
     { -5 }                    no lease: it expired or was released
     { -6 }                    the key is held under another lockId
 ]]
@@ -24,7 +28,7 @@ end
 local remaining = tonumber(reentry) - 1
 if remaining > 0 then
   redis.call("SET", KEYS[1], id .. "|" .. fence .. "|" .. remaining .. "|" .. rest, "KEEPTTL")
-  return { 1, remaining, current }
+  return { 1, remaining, current, 0 }
 end
 redis.call("DEL", KEYS[1], KEYS[2])
-return { 1, 0, current }
+return { 1, 0, current, redis.call("DEL", KEYS[3]) }

@@ -9,6 +9,8 @@
   KEYS[5]  waiters key  hash waiterId -> heartbeat deadline, Redis clock in ms (likewise)
   KEYS[6]  delay key    string lockDelayMs, PX = lease + lockDelayMs: the lock-delay shadow
                         (docs/decisions/0175); untouched when ARGV[10] is 0
+  KEYS[7]  watch key    string, PX: someone was refused this key, so its release must be
+                        announced to the other server instances (docs/decisions/0206)
 
   ARGV[1]  lockId for a new grant (22 chars; ignored on re-entry: the first grant's id stays)
   ARGV[2]  clientId      ARGV[3]  ownerId
@@ -27,6 +29,7 @@
                          are the first grant's)
     { 0, clientId, ownerId, pttlMs, nowMs }        refused: another holder has the key
                                                    (decided before the epoch checks below)
+  Every refusal ({ 0 }, { -7 }, { -8 }) marks the watch key.
     { -1 }               leaseMs is not an integer in 1..maxLeaseMs
     { -2, replid }       this node has no epoch bound to its replication id (new or promoted master)
     { -3, epoch }        the node's epoch is below minEpoch
@@ -38,6 +41,7 @@
 ]]
 -- #include fence
 -- #include queue
+-- #include watch
 local leaseMs = tonumber(ARGV[4])
 local maxLeaseMs = tonumber(ARGV[6])
 if not leaseMs or leaseMs ~= math.floor(leaseMs) or leaseMs < 1 or leaseMs > maxLeaseMs then
@@ -61,25 +65,29 @@ if fair then
   queued = keepPlace(KEYS[4], KEYS[5], me, heartbeatMs, nowMs)
 end
 
--- A refusal first: it writes nothing and mints no fence, so it needs no epoch check (and on
--- a contended key most calls are refusals).
+-- A refusal first: it mints no fence and writes nothing but the watch mark (and the queue
+-- place above), so it needs no epoch check (and on a contended key most calls are refusals).
 local current = redis.call("GET", KEYS[1])
 local id, fence, reentry, grantedAt, renewals, clientId, ownerId
 if current then
   id, fence, reentry, grantedAt, renewals, clientId, ownerId =
     string.match(current, "^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$")
   if clientId ~= ARGV[2] or ownerId ~= ARGV[3] then
-    return { 0, clientId, ownerId, redis.call("PTTL", KEYS[1]), nowMs }
+    local pttl = redis.call("PTTL", KEYS[1])
+    markWatched(KEYS[7], pttl)
+    return { 0, clientId, ownerId, pttl, nowMs }
   end
 end
 local delayMs = tonumber(ARGV[10])
 if not current and delayMs > 0 then
   local waitMs = redis.call("PTTL", KEYS[6])
   if waitMs > 0 then
+    markWatched(KEYS[7], waitMs)
     return { -8, waitMs }
   end
 end
 if not current and queued then
+  markWatched(KEYS[7], 0)
   return { -7 }
 end
 
