@@ -1,5 +1,6 @@
 import { FENCE_LAYOUT } from "@warden/contract";
 import { LEASE_COLUMNS } from "./lease-columns.js";
+import { WAITER_BY_ID, WAITERS_OF_KEY } from "./waiters.js";
 
 /**
  * Counter values kept in reserve below {@link FENCE_LAYOUT.maxCounter}: the guard reads
@@ -115,12 +116,12 @@ export const ACQUIRE_LOCK_DELAYED = plain(true);
  * place), then the report's key.
  * Results: [purge, enqueue, SET, INSERT header, SET, use-up, report rows, [{ ahead }]].
  */
-const fairSql = (delayed: boolean) => `DELETE FROM mysql_lock_waiter
+const fairSql = (delayed: boolean) => `DELETE mysql_lock_waiter FROM ${WAITERS_OF_KEY}
   WHERE resource = ? AND business_key = ? AND deadline <= NOW(3);
 INSERT INTO mysql_lock_waiter (resource, business_key, waiter_id, deadline)
   SELECT ?, ?, ?, NOW(3) + INTERVAL ? * 1000 MICROSECOND FROM DUAL WHERE ? <> ''
   ON DUPLICATE KEY UPDATE deadline = VALUES(deadline);
-SET @warden_ahead = (SELECT COUNT(*) FROM mysql_lock_waiter
+SET @warden_ahead = (SELECT COUNT(*) FROM ${WAITERS_OF_KEY}
       WHERE resource = ? AND business_key = ? AND deadline > NOW(3)
         AND id < COALESCE((SELECT id FROM mysql_lock_waiter
                             WHERE resource = ? AND business_key = ? AND waiter_id = ?),
@@ -130,7 +131,7 @@ SET @warden_ahead = (SELECT COUNT(*) FROM mysql_lock_waiter
         AND expires_at > NOW(3));
 ${decide("\n     AND (@warden_ahead = 0 OR @warden_mine > 0)", delayed)};
 SET @warden_granted = ROW_COUNT();
-DELETE FROM mysql_lock_waiter
+DELETE mysql_lock_waiter FROM ${WAITER_BY_ID}
   WHERE resource = ? AND business_key = ? AND waiter_id = ? AND @warden_granted > 0;
 ${REPORT};
 SELECT @warden_ahead AS ahead`;
