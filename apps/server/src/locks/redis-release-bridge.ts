@@ -66,6 +66,9 @@ const PROBE_MS = 1_000;
  * second while alone) finds another. Redis Cluster counts one node's subscribers only:
  * there every release is published.
  *
+ * **Only releases someone may wait for** (docs/decisions/0206): a Redis-tier release of a key
+ * nobody was refused since its grant never reaches the bridge (ReleaseNotifier.released).
+ *
  * **One message per turn** (docs/decisions/0203): the keys released in one event-loop turn
  * share one `PUBLISH`, so each instance of a fleet reads one message per turn of every
  * other instance, not one per release.
