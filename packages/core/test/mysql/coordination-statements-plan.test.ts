@@ -36,31 +36,7 @@ import {
 } from "../../src/mysql/semaphore/semaphore-sql.js";
 import { holder, uniqueResource } from "../support/ids.js";
 import { openMysqlTarget, type MysqlTarget } from "./mysql-target.js";
-
-interface PlanRow extends RowDataPacket {
-  table: string | null;
-  type: string | null;
-  key: string | null;
-}
-
-/** The n-th statement of a round trip. */
-function nth(sql: string, n: number): string {
-  return sql.split(";")[n]!.trim();
-}
-
-const OTHER_KEYS = 3000;
-
-/**
- * The two states in which MariaDB 10.11 misjudges `expires_at` / `deadline` against a key:
- * many ended rows and one live grant (it estimates `expires_at > NOW(3)` at one row), and a
- * busy tier the sweeper has just cleaned (it estimates `expires_at <= NOW(3)` at one row).
- * Either way it prefers the short time index, and a statement on one key then scans and
- * locks other keys' rows at the end of that index (docs/decisions/0205).
- */
-const STATES = [
-  ["many ended keys", "NOW(3) - INTERVAL 1 HOUR"],
-  ["many live keys, none ended", "NOW(3) + INTERVAL 1 HOUR"],
-] as const;
+import { PLAN_STATES, fillOtherKeys, nth, type PlanRow } from "./plan-support.js";
 
 /** What one statement must be planned through: per table, the index; `sweep` may walk it. */
 interface Expected {
@@ -78,7 +54,7 @@ const PERMIT = "mysql_semaphore_permit_lock_id_key";
 const WAITERS = "mysql_lock_waiter_resource_business_key_id_idx";
 const WAITER = "mysql_lock_waiter_resource_business_key_waiter_id_key";
 
-describe.each(STATES)(
+describe.each(PLAN_STATES)(
   "MySQL tier, read-write locks and semaphores, %s: statements on one key use its index",
   (_state, otherExpiry) => {
     let target: MysqlTarget;
@@ -98,8 +74,7 @@ describe.each(STATES)(
       const options = { connection: target.db.url, epochSource: target.epochSource };
       rw = await MysqlRwLockStore.open(options);
       semaphore = await MysqlSemaphoreStore.open(options);
-      const fill = async (sql: string) =>
-        target.admin.query(`${sql} FROM seq_1_to_${OTHER_KEYS}`, [resource]);
+      const fill = (sql: string) => fillOtherKeys(target, resource, sql);
       await fill(`INSERT INTO mysql_rw_lock (resource, business_key, read_fence, last_fence)
         SELECT ?, CONCAT('other-', seq), NULL, seq`);
       await fill(`INSERT INTO mysql_rw_grant (resource, business_key, lock_id, mode, client_id,

@@ -1,4 +1,4 @@
-import type { PoolConnection, RowDataPacket } from "mysql2/promise";
+import type { PoolConnection } from "mysql2/promise";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ACQUIRE_LOCK_FAIR, ACQUIRE_LOCK_FAIR_DELAYED } from "../../src/mysql/sql/acquire-lock.js";
 import { EXTEND_LOCK } from "../../src/mysql/sql/extend-lock.js";
@@ -7,37 +7,12 @@ import { RELEASE_LOCK } from "../../src/mysql/sql/release-lock.js";
 import { LEAVE_QUEUE, READ_QUEUE, SWEEP_DEAD_WAITERS } from "../../src/mysql/sql/waiters.js";
 import { holder, uniqueResource } from "../support/ids.js";
 import { openMysqlTarget, type MysqlTarget } from "./mysql-target.js";
-
-interface PlanRow extends RowDataPacket {
-  id: number | null;
-  table: string | null;
-  type: string | null;
-  key: string | null;
-}
-
-/** The n-th statement of a round trip. */
-function nth(sql: string, n: number): string {
-  return sql.split(";")[n]!.trim();
-}
+import { PLAN_STATES, fillOtherKeys, nth, type PlanRow } from "./plan-support.js";
 
 /** `SET @a = (…), @b = (…)` as a SELECT of the same subqueries: EXPLAIN takes no SET. */
 function setAsSelect(sql: string): string {
   return sql.replace(/^SET @\w+ =/, "SELECT").replace(/,\s*@\w+ =/g, ",");
 }
-
-const OTHER_KEYS = 3000;
-
-/**
- * The two states in which MariaDB 10.11 misjudges `deadline` / `expires_at` against a key
- * (docs/decisions/0205): many ended rows of other keys, and a busy tier the sweeper has just
- * cleaned (none ended). The key itself has a live lease and one fair waiter queued behind it.
- * With one waiter the `(resource, business_key, id)` index and the waiter_id key both estimate
- * one row, and the optimizer takes the shorter one even for a statement that names a waiter.
- */
-const STATES = [
-  ["many ended keys", "NOW(3) - INTERVAL 1 HOUR"],
-  ["many live keys, none ended", "NOW(3) + INTERVAL 1 HOUR"],
-] as const;
 
 /** What one statement must be planned through: [table, index] per table read, by select id. */
 interface Expected {
@@ -50,7 +25,7 @@ const LOCK = "mysql_lock_resource_business_key_key";
 const WAITERS = "mysql_lock_waiter_resource_business_key_id_idx";
 const WAITER = "mysql_lock_waiter_resource_business_key_waiter_id_key";
 
-describe.each(STATES)(
+describe.each(PLAN_STATES)(
   "MySQL tier, mutex fair queue, %s: statements on one key use its index",
   (_state, otherExpiry) => {
     let target: MysqlTarget;
@@ -62,8 +37,7 @@ describe.each(STATES)(
 
     beforeAll(async () => {
       target = await openMysqlTarget();
-      const fill = async (sql: string) =>
-        target.admin.query(`${sql} FROM seq_1_to_${OTHER_KEYS}`, [resource]);
+      const fill = (sql: string) => fillOtherKeys(target, resource, sql);
       await fill(`INSERT INTO mysql_lock (resource, business_key, lock_id, client_id, owner_id,
           fence, reentry, granted_at, expires_at)
         SELECT ?, CONCAT('other-', seq), 'other-lock-id-00000000', 'c', 'o', seq, 1,
