@@ -47,6 +47,7 @@ export {
   type PermitRefusal,
   type PermitResult,
   type PermitView,
+  type PermitRelease,
   type PermitRef,
   type PermitExtendInput,
   type PermitForceReleaseInput,

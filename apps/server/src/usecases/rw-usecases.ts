@@ -483,7 +483,9 @@ export function createRwUseCases(deps: RwUseCaseDeps): RwUseCases {
     if (result.released) {
       expiry.released(input.lockId);
       deps.grants?.ended(input.lockId);
-      deps.notifier.released(key);
+      // Unwatched (Redis: nobody refused since the mark was last taken, decision 0206): only
+      // this instance's listeners can be waiting.
+      deps.notifier.released(key, result.watched !== false);
     }
     // The grant's holder and grant time are known when this instance granted it.
     const known = watched?.view;

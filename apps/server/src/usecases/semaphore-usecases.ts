@@ -10,7 +10,7 @@ import {
   type Holder,
   type Tier,
 } from "@warden/contract";
-import type { PermitGrant, PermitView, TieredSemaphores } from "@warden/core";
+import type { PermitGrant, PermitRelease, PermitView, TieredSemaphores } from "@warden/core";
 import { auditRecord, endHold, type HoldPart } from "../audit/audit-record.js";
 import type { TrackedPermit } from "../live/permit-tracker.js";
 import { sleepUntilWoken } from "../locks/sleep-until-woken.js";
@@ -410,7 +410,7 @@ export function createSemaphoreUseCases(
   ): Promise<SemaphoreReleaseReply> {
     const resource = await deps.registry.get(input.resource, caller.principal);
     const key = { resource: resource.name, businessKey: input.businessKey };
-    let view: PermitView;
+    let view: PermitRelease;
     try {
       view = await deps.semaphores.release({
         resource: key.resource,
@@ -424,7 +424,9 @@ export function createSemaphoreUseCases(
     }
     m.recordRelease(resource.name, "released");
     deps.permits?.ended(view.lockId);
-    deps.notifier.released(key);
+    // A release the store saw nobody refused (Redis: no watch mark, decision 0206) wakes only
+    // this instance's listeners: no other instance can have a waiter or a watch on it.
+    deps.notifier.released(key, view.watched !== false);
     audit("permit-release", resource, view, { reason: `permits ${view.permits}` });
     deps.logger.debug(
       { op: "semaphore.release", ...key, lockId: view.lockId, tier: view.tier },

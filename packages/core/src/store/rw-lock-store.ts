@@ -89,6 +89,13 @@ export interface RwReleaseResult {
   readonly reentry: number;
   readonly mode: RwMode;
   readonly fence: string | null;
+  /**
+   * Whether a caller refused the key may be waiting for this release elsewhere (another
+   * server instance): false when the store knows nobody was refused since the mark was last
+   * taken, so the release need not be announced beyond this process. Only the Redis store
+   * tracks it (decision 0206); absent means unknown: announce.
+   */
+  readonly watched?: boolean;
 }
 
 export interface RwExtendInput extends RwReleaseInput {

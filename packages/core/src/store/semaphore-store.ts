@@ -57,6 +57,17 @@ export interface PermitView extends LockKey {
   readonly tier: Tier;
 }
 
+/** What {@link SemaphoreStore.release} answers: the grant as it was. */
+export interface PermitRelease extends PermitView {
+  /**
+   * Whether a caller refused permits of this key may be waiting for a release elsewhere
+   * (another server instance): false when the store knows nobody was refused since the last
+   * release took the mark, so the release need not be announced beyond this process. Only
+   * the Redis store tracks it (decision 0206); absent means unknown: announce.
+   */
+  readonly watched?: boolean;
+}
+
 /** A granted semaphore acquire. */
 export interface PermitGrant extends PermitView {
   readonly granted: true;
@@ -123,7 +134,7 @@ export interface SemaphoreStore {
   readonly tier: Tier;
   acquire(input: SemaphoreAcquireInput): Promise<PermitResult>;
   /** Releases the grant; returns it as it was. */
-  release(input: PermitRef): Promise<PermitView>;
+  release(input: PermitRef): Promise<PermitRelease>;
   /** Sets the grant's remaining lease; returns it as extended (`renewals` counts this extend). */
   extend(input: PermitExtendInput): Promise<PermitView>;
   inspect(key: LockKey): Promise<SemaphoreView>;

@@ -6,6 +6,7 @@ import {
   type PermitForceReleaseInput,
   type PermitRef,
   type PermitResult,
+  type PermitRelease,
   type PermitView,
   type SemaphoreAcquireInput,
   type SemaphoreStore,
@@ -149,7 +150,7 @@ export class TieredSemaphores {
   }
 
   /** Releases a grant on the tier that granted it. */
-  release(input: PermitRef & { readonly tier: Tier }): Promise<PermitView> {
+  release(input: PermitRef & { readonly tier: Tier }): Promise<PermitRelease> {
     return this.store(input.tier).release(input);
   }
 

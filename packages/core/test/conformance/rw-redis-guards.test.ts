@@ -29,11 +29,11 @@ test("the read-write scripts themselves refuse out-of-range leases, intents and 
   const client = redis.client();
   try {
     const tag = `{${uniqueResource()}#0}`;
-    const keys = [`w:${tag}:rw:k`, `w:${tag}:f`, "w:ep", `w:${tag}:l:k`];
+    const keys = [`w:${tag}:rw:k`, `w:${tag}:f`, "w:ep", `w:${tag}:l:k`, `w:${tag}:n:k`];
     const call = (mode: string, leaseMs: string, intentMs: string) =>
       client.eval(
         rwAcquire.lua,
-        4,
+        rwAcquire.numberOfKeys,
         ...keys,
         mode,
         "AAAAAAAAAAAAAAAAAAAAAA",

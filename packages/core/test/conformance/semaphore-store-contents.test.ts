@@ -79,13 +79,16 @@ describe("semaphore store contents: Redis", () => {
       "w:ep",
       `w:${tag}:sq:x`,
       `w:${tag}:sqw:x`,
+      `w:${tag}:n:x`,
     ];
     for (const script of [semaphoreAcquire, semaphoreAcquirePlain]) {
       raw.defineCommand(script.command, { numberOfKeys: script.numberOfKeys, lua: script.lua });
       const fair = script === semaphoreAcquire;
+      // The plain script takes no queue keys; the watch mark is last in both.
+      const scriptKeys = fair ? keys : [...keys.slice(0, 4), keys[6]!];
       const call = (permits: number, total: number, leaseMs = 1_000) =>
         (raw as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[script.command]!(
-          ...keys.slice(0, script.numberOfKeys),
+          ...scriptKeys,
           "AAAAAAAAAAAAAAAAAAAAAA",
           "c",
           "o",

@@ -3,6 +3,8 @@ import { setImmediate as nextTurn } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { newLockId, writeTogetherThisTurn } from "../../src/index.js";
 import { RedisKeys, epochKeyOfSlot } from "../../src/redis/keys.js";
+import { rwKeys, rwReleaseKeys } from "../../src/redis/rw/redis-rw-lock-store.js";
+import { SemaphoreKeys } from "../../src/redis/semaphore/semaphore-keys.js";
 import calculateSlot from "cluster-key-slot";
 import { createHash } from "node:crypto";
 
@@ -108,6 +110,35 @@ describe("RedisKeys.forPlainAcquire and the shard cache", () => {
         const release = keys.forRelease(key);
         expect(release).toEqual([keys.lease(key), keys.delay(key), keys.watch(key)]);
         for (const name of release) expect(calculateSlot(name)).toBe(calculateSlot(release[0]));
+      }
+    }
+  });
+
+  it("puts a semaphore's and a read-write lock's watch mark in their keys' slot, named as the mutex's", () => {
+    for (const cluster of [false, true]) {
+      const keys = new RedisKeys(16, cluster);
+      const semaphores = new SemaphoreKeys(keys);
+      for (const businessKey of ["a", "order-42", "ü/ß:{x}"]) {
+        const key = { resource: "billing", businessKey };
+        const watch = keys.watch(key);
+        // Each release's (and acquire's) keys share one slot; the watch mark is the last key.
+        const semaphoreRelease = semaphores.forRelease(key);
+        const rwRelease = rwReleaseKeys(keys, key);
+        const lists = [
+          semaphoreRelease,
+          rwRelease,
+          semaphores.forAcquire(key),
+          semaphores.forPlainAcquire(key),
+          rwKeys(keys, key),
+        ];
+        for (const list of lists) {
+          expect(list.at(-1)).toBe(watch);
+          // The standalone epoch key "w:ep" has no tag: only the cluster one is in the slot.
+          for (const name of list.filter((k) => k !== "w:ep"))
+            expect(calculateSlot(name)).toBe(calculateSlot(list[0]!));
+        }
+        expect(semaphoreRelease.slice(0, 2)).toEqual(semaphores.grants(key));
+        expect(rwRelease[0]).toBe(rwKeys(keys, key)[0]);
       }
     }
   });

@@ -2,7 +2,7 @@
   Read-write lock: sets the remaining lease of the grant lockId to leaseMs from now (Redis
   clock) and counts the renewal.
 
-  KEYS[1]  state key (see rwAcquire-4.lua)
+  KEYS[1]  state key (see rwAcquire-5.lua)
   ARGV[1]  lockId     ARGV[2]  leaseMs, integer in 1..ARGV[3]
   ARGV[3]  maxLeaseMs ARGV[4]  retainMs
 

@@ -2,7 +2,7 @@
   Read-write lock: an operator's removal of every grant of the key, or only lockId's.
   Intents and the read fence stay.
 
-  KEYS[1]  state key (see rwAcquire-4.lua)
+  KEYS[1]  state key (see rwAcquire-5.lua)
   ARGV[1]  lockId, or "" for every grant
 
   Returns { nowMs, value1, value2, ... }: the live grants removed, each prefixed by its

@@ -1,7 +1,7 @@
 --[[
   Read-write lock: the key's state as it is now, read-only.
 
-  KEYS[1]  state key (see rwAcquire-4.lua)
+  KEYS[1]  state key (see rwAcquire-5.lua)
 
   Returns { nowMs, field1, value1, field2, value2, ... } (expired entries included; the
   caller drops them by nowMs).

@@ -4,7 +4,7 @@
   fence and other holders' intents stay; the key keeps its expiry (never too short: it
   covered this intent too). Removing the last field removes the key, as any HDEL does.
 
-  KEYS[1]  state key (see rwAcquire-4.lua)
+  KEYS[1]  state key (see rwAcquire-5.lua)
   ARGV[1]  clientId              ARGV[2]  ownerId
 
   Returns:

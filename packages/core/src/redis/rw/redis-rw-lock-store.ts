@@ -57,16 +57,29 @@ export const RW_RETAIN_MS = LIMITS.maxLeaseMs;
  * The keys of one read-write lock, all in the slot of the key's mutex lease
  * (`{resource#shard}` hash tag, see RedisKeys): the state hash, the shard's fence counter
  * (shared with the mutex, so both draw fences from one counter), the node's epoch record,
- * and the mutex lease (read only: a key held as a mutex is refused).
+ * and the mutex lease (read only: a key held as a mutex is refused), and the key's watch mark
+ * (decision 0206): the mutex's own (RedisKeys.watch), as the mutex lease is read here too.
  *
  *   w:{<resource>#<shard>}:rw:<businessKey>   the read-write state (hash, PX)
  */
 export function rwKeys(
   keys: RedisKeys,
   key: LockKey,
-): [state: string, counter: string, epoch: string, mutex: string] {
+): [state: string, counter: string, epoch: string, mutex: string, watch: string] {
   const tag = `{${key.resource}#${keys.shardOf(key.businessKey)}}`;
-  return [`w:${tag}:rw:${key.businessKey}`, keys.counter(key), keys.epoch(key), keys.lease(key)];
+  return [
+    `w:${tag}:rw:${key.businessKey}`,
+    keys.counter(key),
+    keys.epoch(key),
+    keys.lease(key),
+    `w:${tag}:n:${key.businessKey}`,
+  ];
+}
+
+/** The two keys a release touches (rwRelease-2.lua): the state and the watch mark. */
+export function rwReleaseKeys(keys: RedisKeys, key: LockKey): [state: string, watch: string] {
+  const tag = `{${key.resource}#${keys.shardOf(key.businessKey)}}`;
+  return [`w:${tag}:rw:${key.businessKey}`, `w:${tag}:n:${key.businessKey}`];
 }
 
 /** One stored grant: `mode|fence|reentry|grantedAt|renewals|expiresAt|clientId|ownerId`. */
@@ -92,7 +105,7 @@ function decodeGrant(key: LockKey, lockId: string, value: string, nowMs: number)
 
 /**
  * The Redis tier's read-write locks (decision 0165): one hash per key holding its grants,
- * writer intents and read fence, every decision in one Lua script (`rwAcquire-4.lua`), fences
+ * writer intents and read fence, every decision in one Lua script (`rwAcquire-5.lua`), fences
  * minted there from the same shard counter and node epoch as the mutex (decision 0004).
  * Opens its own connection with the mutex store's options.
  */
@@ -155,7 +168,7 @@ export class RedisRwLockStore extends RedisStoreBase implements RwLockStore {
       } catch (error) {
         throw this.caller.failure("acquire", key, lockId, error, leaseMs);
       }
-      const reply = replyArray("rwAcquire-4", raw);
+      const reply = replyArray("rwAcquire-5", raw);
       switch (reply[0]) {
         case 1: {
           const [, id, fence, reentry, expiresAt, nowMs, grantedAt, renewals] = reply as number[];
@@ -210,7 +223,7 @@ export class RedisRwLockStore extends RedisStoreBase implements RwLockStore {
             "acquire",
             key,
             lockId,
-            new UnexpectedReplyError("rwAcquire-4", raw),
+            new UnexpectedReplyError("rwAcquire-5", raw),
             leaseMs,
           );
       }
@@ -221,12 +234,11 @@ export class RedisRwLockStore extends RedisStoreBase implements RwLockStore {
   async release(input: RwReleaseInput): Promise<RwReleaseResult> {
     const key = validateLockKey({ resource: input.resource, businessKey: input.businessKey });
     const lockId = validateLockId(input.lockId);
-    const [state] = rwKeys(this.keys, key);
     const reply = await this.caller.call(
       "release",
       lockId,
-      () => callScript(this.client, rwRelease, [state], [lockId]),
-      (raw) => replyArray("rwRelease-1", raw),
+      () => callScript(this.client, rwRelease, rwReleaseKeys(this.keys, key), [lockId]),
+      (raw) => replyArray("rwRelease-2", raw),
     );
     if (reply[0] !== 1) throw new NotHolderError(lockId, "expired");
     const remaining = Number(reply[1]);
@@ -236,6 +248,8 @@ export class RedisRwLockStore extends RedisStoreBase implements RwLockStore {
       reentry: remaining,
       mode: before.mode,
       fence: before.fence,
+      // A caller refused the key since the mark was last taken may be waiting (decision 0206).
+      watched: Number(reply[3]) === 1,
     };
   }
 

@@ -20,6 +20,7 @@ import {
   type PermitForceReleaseInput,
   type PermitRef,
   type PermitResult,
+  type PermitRelease,
   type PermitView,
   type SemaphoreAcquireInput,
   type SemaphoreStore,
@@ -185,16 +186,20 @@ export class RedisSemaphoreStore extends RedisStoreBase implements SemaphoreStor
     throw new LockUnavailableError("Redis node could not be bound to a fencing epoch");
   }
 
-  async release(input: PermitRef): Promise<PermitView> {
+  async release(input: PermitRef): Promise<PermitRelease> {
     const { key, lockId } = checkPermitRef(input);
     const reply = await this.caller.call(
       "release",
       lockId,
-      () => callScript(this.client, semaphoreRelease, this.semaphoreKeys.grants(key), [lockId]),
+      () => callScript(this.client, semaphoreRelease, this.semaphoreKeys.forRelease(key), [lockId]),
       (raw) => replyArray("semaphoreRelease", raw),
     );
     if (reply[0] !== Code.Ok) throw new NotHolderError(lockId, "expired");
-    return permitFromFacts(key, lockId, str(reply[1]), num(reply[2]), num(reply[3]));
+    // A caller refused permits since the mark was last taken may be waiting (decision 0206).
+    return {
+      ...permitFromFacts(key, lockId, str(reply[1]), num(reply[2]), num(reply[3])),
+      watched: num(reply[4]) === 1,
+    };
   }
 
   async extend(input: PermitExtendInput): Promise<PermitView> {

@@ -10,6 +10,8 @@ import type { RedisKeys } from "../keys.js";
  *   w:{<resource>#<shard>}:sf:<businessKey>   facts: hash lockId -> "permits|fence|…", t -> total
  *   w:{<resource>#<shard>}:sq:<businessKey>   fair waiters in arrival order (zset, PX)
  *   w:{<resource>#<shard>}:sqw:<businessKey>  their heartbeat deadlines (hash, PX)
+ *   w:{<resource>#<shard>}:n:<businessKey>    the watch mark (RedisKeys.watch, the mutex's
+ *                                             own name: same tag, same slot; decision 0206)
  *
  * A semaphore resource and a mutex resource never share a name, so the mutex's `l:`/`q:`
  * keys and these never meet; the counter `w:{…}:f` is shared on purpose: one counter per
@@ -34,14 +36,17 @@ export class SemaphoreKeys {
     return [`${tag}:sq:${key.businessKey}`, `${tag}:sqw:${key.businessKey}`];
   }
 
-  /** The six keys a fair acquire touches: grants, facts, counter, epoch, queue, waiters. */
+  /**
+   * The seven keys a fair acquire touches (semaphoreAcquire-7.lua): grants, facts, counter,
+   * epoch, queue, waiters, watch mark.
+   */
   forAcquire(key: LockKey): string[] {
     return this.acquireKeys(key, true);
   }
 
   /**
-   * The four keys a plain acquire touches (semaphoreAcquirePlain-4.lua): grants, facts,
-   * counter, epoch.
+   * The five keys a plain acquire touches (semaphoreAcquirePlain-5.lua): grants, facts,
+   * counter, epoch, watch mark.
    */
   forPlainAcquire(key: LockKey): string[] {
     return this.acquireKeys(key, false);
@@ -58,6 +63,14 @@ export class SemaphoreKeys {
       this.keys.epoch(key),
     ];
     if (fair) keys.push(`${tag}:sq:${businessKey}`, `${tag}:sqw:${businessKey}`);
+    keys.push(`${tag}:n:${businessKey}`);
     return keys;
+  }
+
+  /** The three keys a release touches (semaphoreRelease-3.lua): grants, facts, watch mark. */
+  forRelease(key: LockKey): [grants: string, facts: string, watch: string] {
+    const tag = this.tag(key);
+    const businessKey = key.businessKey;
+    return [`${tag}:s:${businessKey}`, `${tag}:sf:${businessKey}`, `${tag}:n:${businessKey}`];
   }
 }

@@ -1,4 +1,4 @@
--- A semaphore key's grants, shared by semaphoreAcquire-6.lua and semaphoreAcquirePlain-4.lua
+-- A semaphore key's grants, shared by semaphoreAcquire-7.lua and semaphoreAcquirePlain-5.lua
 -- (docs/decisions/0160, 0198): composed where a script says `-- #include permits` by
 -- scripts/gen-lua.mjs (decision 0179).
 

@@ -10,6 +10,8 @@
   KEYS[2]  counter key  hash { e, n }: the shard's fence counter, shared with acquireLock
   KEYS[3]  epoch key    hash { e, r }: the node's epoch record, shared with acquireLock
   KEYS[4]  mutex key    the same key's plain lease (acquireLock's KEYS[1]); never written
+  KEYS[5]  watch key    the key's watch mark (include/watch.lua, the mutex's own), set on
+                        every refusal
 
   ARGV[1]  "read" | "write"      ARGV[2]  lockId for a new grant
   ARGV[3]  clientId              ARGV[4]  ownerId
@@ -22,7 +24,8 @@
 
   Returns, with nowMs the Redis clock in ms:
     { 1, lockId, fence, reentry, expiresAt, nowMs, grantedAt, renewals }   granted or re-entered
-    { 0, reason, retryAfterMs, clientId1, ownerId1, clientId2, ... }       refused
+    { 0, reason, retryAfterMs, clientId1, ownerId1, clientId2, ... }       refused; marks
+                    the key watched for retryAfterMs + 5 s (decision 0206)
     { -1 }          leaseMs or intentMs out of range, or an unknown mode
     { -2, replid }  the node has no epoch bound to its replication id
     { -3, epoch }   the node's epoch is below minEpoch
@@ -31,6 +34,7 @@
     { -9 }          the holder holds the key in the other mode (nothing written)
 ]]
 -- #include fence
+-- #include watch
 local mode = ARGV[1]
 local leaseMs = tonumber(ARGV[5])
 local maxLeaseMs = tonumber(ARGV[7])
@@ -105,6 +109,7 @@ end
 
 local function refuse(reason, retryAfterMs, holders)
   local reply = { 0, reason, math.max(1, retryAfterMs) }
+  markWatched(KEYS[5], reply[3])
   for _, h in ipairs(holders) do
     reply[#reply + 1] = h.clientId
     reply[#reply + 1] = h.ownerId

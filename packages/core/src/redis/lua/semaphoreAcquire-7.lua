@@ -8,6 +8,7 @@
   KEYS[4]  epoch key    hash { e = fencing epoch, r = master_replid the epoch is bound to }
   KEYS[5]  queue key    zset waiterId -> arrival order (fair calls only; expires by PX)
   KEYS[6]  waiters key  hash waiterId -> heartbeat deadline, Redis clock in ms (likewise)
+  KEYS[7]  watch key    the watch mark (include/watch.lua), set on every refusal
 
   ARGV[1]  lockId of the new grant (22 chars)
   ARGV[2]  clientId      ARGV[3]  ownerId
@@ -23,7 +24,7 @@
   ARGV[13] the fair caller's waiterId, or "" when it only respects the queue
 
   Expired grants are removed first, inside this script: nothing else reclaims them. A plain
-  (not fair) acquire runs semaphoreAcquirePlain-4.lua instead, which takes no queue keys.
+  (not fair) acquire runs semaphoreAcquirePlain-5.lua instead, which takes no queue keys.
 
   Returns, with nowMs the Redis server clock in ms:
     { 1, lockId, fence, inUse, leaseMs, nowMs }   granted; inUse counts this grant
@@ -33,10 +34,13 @@
     { -3, epoch }        the node's epoch is below minEpoch
     { -4 }               the counter is exhausted for this epoch
     { -7, inUse }        fair: enough permits are free but a live waiter queued first
+  Both refusals mark the key watched (decision 0206): for retryAfterMs + 5 s, or 5 s when
+  queued behind a waiter.
 ]]
 -- #include fence
 -- #include queue
 -- #include permits
+-- #include watch
 local leaseMs = tonumber(ARGV[4])
 local maxLeaseMs = tonumber(ARGV[6])
 local permits = tonumber(ARGV[8])
@@ -61,12 +65,15 @@ if fair then
   queued = keepPlace(KEYS[5], KEYS[6], me, heartbeatMs, nowMs)
 end
 
--- A refusal writes nothing and mints no fence, so it needs no epoch check.
+-- A refusal writes nothing but the watch mark and mints no fence, so it needs no epoch check.
 local needed = inUse + tonumber(ARGV[10]) + permits - total
 if needed > 0 then
-  return { 0, inUse, retryAfterMs(held, needed), nowMs }
+  local retryMs = retryAfterMs(held, needed)
+  markWatched(KEYS[7], retryMs)
+  return { 0, inUse, retryMs, nowMs }
 end
 if queued then
+  markWatched(KEYS[7], 0)
   return { -7, inUse }
 end
 

@@ -1,9 +1,9 @@
 --[[
-  semaphoreAcquire-6.lua for a plain (not fair) acquire: grants permits of a counting
+  semaphoreAcquire-7.lua for a plain (not fair) acquire: grants permits of a counting
   semaphore and mints the grant's fence. A plain acquire ignores the key's fair queue, so
   this script takes neither the queue keys nor the queue arguments; everything else (the
   reclaim of expired grants, the count, the refusal before the epoch checks, the epoch
-  binding, the fence counter, the grant's layout) is semaphoreAcquire-6's
+  binding, the fence counter, the grant's layout) is semaphoreAcquire-7's
   (docs/decisions/0160, 0198).
 
   KEYS[1]  grants key   zset lockId -> expiry (Redis clock, ms); expires with its last grant
@@ -11,6 +11,7 @@
                         and t -> the total the latest acquire named; expires with KEYS[1]
   KEYS[3]  counter key  hash { e, n }: the shard's fence counter, shared with the mutex
   KEYS[4]  epoch key    hash { e = fencing epoch, r = master_replid the epoch is bound to }
+  KEYS[5]  watch key    the watch mark (include/watch.lua), set on a refusal
 
   ARGV[1]  lockId of the new grant (22 chars)
   ARGV[2]  clientId      ARGV[3]  ownerId
@@ -26,7 +27,8 @@
   Returns, with nowMs the Redis server clock in ms:
     { 1, fence, inUse, nowMs }            granted under ARGV[1] for ARGV[4] ms; inUse
                                           counts this grant
-    { 0, inUse, retryAfterMs, nowMs }     refused: not enough permits free
+    { 0, inUse, retryAfterMs, nowMs }     refused: not enough permits free (marks the key
+                                          watched for retryAfterMs + 5 s, decision 0206)
     { -1 }               leaseMs, permits or totalPermits out of range
     { -2, replid }       no epoch bound to this node's replication id
     { -3, epoch }        the node's epoch is below minEpoch
@@ -34,6 +36,7 @@
 ]]
 -- #include fence
 -- #include permits
+-- #include watch
 local leaseMs = tonumber(ARGV[4])
 local permits = tonumber(ARGV[8])
 local total = tonumber(ARGV[9])
@@ -45,10 +48,12 @@ local time = redis.call("TIME")
 local nowMs = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local inUse, held = livePermits(KEYS[1], KEYS[2], nowMs)
 
--- A refusal writes nothing and mints no fence, so it needs no epoch check.
+-- A refusal writes nothing but the watch mark and mints no fence, so it needs no epoch check.
 local needed = inUse + tonumber(ARGV[10]) + permits - total
 if needed > 0 then
-  return { 0, inUse, retryAfterMs(held, needed), nowMs }
+  local retryMs = retryAfterMs(held, needed)
+  markWatched(KEYS[5], retryMs)
+  return { 0, inUse, retryMs, nowMs }
 end
 
 local epoch, notBound = boundEpoch(KEYS[4], tonumber(ARGV[5]))

@@ -3,11 +3,16 @@
   entry goes. Nothing changes when lockId holds nothing live on the key. The key's state
   (its read fence) keeps its expiry.
 
-  KEYS[1]  state key (see rwAcquire-4.lua)
+  KEYS[1]  state key (see rwAcquire-5.lua)
+  KEYS[2]  watch key    the watch mark (include/watch.lua), present while a caller refused
+                        the key may still be waiting for a release
   ARGV[1]  lockId
 
   Returns:
-    { 1, remainingEntries, value }   released one entry; value is the grant before it
+    { 1, remainingEntries, value, watched }
+                              released one entry; value is the grant before it; watched is 1
+                              when the grant is gone (its last entry released) and the watch
+                              mark was there (it is removed), else 0
     { -5 }                           no live grant under lockId
 ]]
 local time = redis.call("TIME")
@@ -26,7 +31,7 @@ end
 local remaining = tonumber(r) - 1
 if remaining > 0 then
   redis.call("HSET", KEYS[1], field, m .. "|" .. f .. "|" .. remaining .. "|" .. rest)
-else
-  redis.call("HDEL", KEYS[1], field)
+  return { 1, remaining, value, 0 }
 end
-return { 1, remaining, value }
+redis.call("HDEL", KEYS[1], field)
+return { 1, 0, value, redis.call("DEL", KEYS[2]) }

@@ -3,10 +3,15 @@
 
   KEYS[1]  grants key   zset lockId -> expiry (Redis clock, ms)
   KEYS[2]  facts key    hash lockId -> "permits|fence|grantedAt|renewals|clientId|ownerId"
+  KEYS[3]  watch key    the watch mark (include/watch.lua), present while a caller refused
+                        permits may still be waiting for a release
   ARGV[1]  lockId
 
   Returns:
-    { 1, facts, expiresAt, nowMs }   released; facts and expiry as they were
+    { 1, facts, expiresAt, nowMs, watched }
+                              released; facts and expiry as they were; watched is 1 when the
+                              key's watch mark was there (it is removed: every release frees
+                              permits a refused caller may take), else 0
     { -5 }                           no live grant of that lockId (expired, released, unknown)
 ]]
 local time = redis.call("TIME")
@@ -27,4 +32,4 @@ end
 if not facts or tonumber(score) <= nowMs then
   return { -5 }
 end
-return { 1, facts, tonumber(score), nowMs }
+return { 1, facts, tonumber(score), nowMs, redis.call("DEL", KEYS[3]) }
