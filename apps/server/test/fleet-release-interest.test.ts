@@ -2,11 +2,17 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { createContextInner } from "../src/context.js";
 import { RELEASE_CHANNEL } from "../src/locks/redis-release-bridge.js";
 import { createCaller } from "../src/routers/_app.js";
-import { startHarness, uid, type Harness, type TenantHandle } from "./support/harness.js";
+import {
+  registerResource,
+  startHarness,
+  uid,
+  type Harness,
+  type TenantHandle,
+} from "./support/harness.js";
 
-// Decision 0206 for semaphores and read-write locks: a Redis-tier release is published on
-// the release channel only when a caller was refused the key (through any instance) since
-// the last announced release; a quiet release wakes only its own instance's listeners.
+// Decision 0206: a Redis-tier release (mutex, semaphore, read-write lock) is published on the
+// release channel only when a caller was refused the key (through any instance) since the
+// last announced release; a quiet release wakes only its own instance's listeners.
 
 let first: Harness;
 let second: Harness;
@@ -60,6 +66,27 @@ async function expectPublishedOnlyWatched(
     listener.disconnect();
   }
 }
+
+it("announces a mutex release to the other instances only when a caller was refused the key", async () => {
+  await expectPublishedOnlyWatched(async (tenant, viaSecond) => {
+    const resource = await registerResource(tenant);
+    const viaFirst = tenant.caller();
+    const cycle = async (businessKey: string, refuse: boolean) => {
+      const key = { resource, businessKey };
+      const grant = await viaFirst.lock.acquire({ ...key, ownerId: "holder", leaseMs: 20_000 });
+      if (!grant.granted) throw new Error("expected a grant");
+      if (refuse) {
+        const tried = await viaSecond.lock.acquire({ ...key, ownerId: "other", leaseMs: 1_000 });
+        expect(tried.granted).toBe(false);
+      }
+      await viaFirst.lock.release({ ...key, lockId: grant.lockId, tier: grant.tier });
+    };
+    await cycle(`quiet-${uid()}`, false);
+    const watched = `watched-${uid()}`;
+    await cycle(watched, true);
+    return watched;
+  });
+});
 
 it("announces a semaphore release to the other instances only when a caller was refused permits", async () => {
   await expectPublishedOnlyWatched(async (tenant, viaSecond) => {
