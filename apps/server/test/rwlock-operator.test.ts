@@ -221,7 +221,8 @@ describe("holder.list on an rwlock", () => {
         expect(seen.has(g.lockId), `${g.lockId} listed twice`).toBe(false);
         seen.set(g.lockId, `${g.kind} ${g.businessKey}`);
       }
-      if (page.cursor !== null) expect(page.cursor).toMatch(/^(redis|mysql|local):/);
+      if (page.cursor !== null)
+        expect(page.cursor).toMatch(/^(redis|mysql|local)(,(redis|mysql|local))*:/);
       cursor = page.cursor ?? undefined;
       pages += 1;
       expect(pages).toBeLessThan(50);
@@ -254,7 +255,16 @@ describe("holder.list on an rwlock", () => {
     expect(onRedis.sort()).toEqual([...expected.keys()].sort());
 
     // A bad cursor is a typed INVALID_ARGUMENT on `cursor`, and lists nothing.
-    for (const bad of ["not a cursor", "redis:abc", "redis:9:0:0", "mysql:!!", "elsewhere:", "x"]) {
+    for (const bad of [
+      "not a cursor",
+      "redis:abc",
+      "redis:9:0:0",
+      "mysql:!!",
+      "elsewhere:",
+      "redis,redis:",
+      "redis,mysql,local,redis:",
+      "x",
+    ]) {
       const error = await expectCode(a.holder.list({ resource, cursor: bad }), "BAD_REQUEST");
       expect(error.cause, bad).toMatchObject({ code: "INVALID_ARGUMENT", field: "cursor" });
     }

@@ -18,12 +18,15 @@ function checkCursor(cursor: string): string {
 }
 
 /**
- * An rwlock list's cursor: without `tier`, `<tier>:` and the store's cursor (Redis
- * `node:scanCursor:skip`, MySQL and local a base64url key); with it, the store's alone.
+ * An rwlock list's cursor: without `tier`, the tiers still to walk (`redis,mysql:`, one to
+ * three, comma-separated) and the store's cursor (Redis `node:scanCursor:skip`, MySQL and
+ * local a base64url key); with it, the store's alone.
  * Anything else is a typed 400 before a store sees it; the stores check the rest.
  */
 function checkRwCursor(cursor: string, tiered: boolean): string {
-  const store = tiered ? /^(?:redis|mysql|local):(.*)$/s.exec(cursor)?.[1] : cursor;
+  const store = tiered
+    ? /^(?:redis|mysql|local)(?:,(?:redis|mysql|local)){0,2}:(.*)$/s.exec(cursor)?.[1]
+    : cursor;
   const ok =
     store !== undefined &&
     (store === "" ? tiered : /^\d{1,4}:\d{1,20}:\d{1,6}$|^[A-Za-z0-9_-]{2,300}$/.test(store));

@@ -46,6 +46,14 @@ export interface TieredRwListInput extends RwListInput {
 
 const TIERS: readonly Tier[] = ["redis", "mysql", "local"];
 
+/** The tiers a list cursor still has to visit: distinct known tiers, at least one. */
+function parseTierWalk(text: string): Tier[] {
+  const tiers = text.split(",") as Tier[];
+  if (!tiers.every((tier, index) => TIERS.includes(tier) && tiers.indexOf(tier) === index))
+    throw new InvalidArgumentError("cursor", "is not a cursor from a previous page");
+  return tiers;
+}
+
 /** A read-write store whose epoch floor follows the tier switches. */
 export interface FencedRwStore extends RwLockStore {
   requireEpoch(epoch: number): void;
@@ -150,28 +158,26 @@ export class TieredRwLocks {
   /**
    * A resource's keys with live grants, as the stores list them (decision 0185). With
    * `tier`, that tier's pages. Without it, the tiers in search order (the current one
-   * first), one tier per page: the cursor `<tier>:<store cursor>` says where the walk
-   * stands (`<tier>:` is the start of that tier). A tier that cannot answer is skipped,
-   * unless it is the current one or the one named.
+   * first), one tier per page. The cursor `<tiers>:<store cursor>` carries the walk: the
+   * tiers still to visit, comma-separated, the one being paged first (`<store cursor>`
+   * empty at the start of it). The order is fixed by the first page, so a tier switch
+   * between two pages neither skips a tier nor walks one twice. A tier that cannot answer
+   * is skipped, unless it is the current one or the one named.
    */
   async list(input: TieredRwListInput): Promise<RwKeyPage & { readonly tier: Tier }> {
     if (input.tier !== undefined) {
       const page = await this.store(input.tier).list(input);
       return { ...page, tier: input.tier };
     }
-    const order = searchOrder(this.tier);
-    let index = 0;
+    let order = searchOrder(this.tier);
     let inner: string | undefined;
     if (input.cursor !== undefined) {
       const cut = input.cursor.indexOf(":");
-      const tier = input.cursor.slice(0, cut) as Tier;
-      index = cut > 0 && TIERS.includes(tier) ? order.indexOf(tier) : -1;
-      if (index < 0)
-        throw new InvalidArgumentError("cursor", "is not a cursor from a previous page");
+      order = parseTierWalk(cut > 0 ? input.cursor.slice(0, cut) : "");
       const rest = input.cursor.slice(cut + 1);
       inner = rest === "" ? undefined : rest;
     }
-    for (; index < order.length; index += 1, inner = undefined) {
+    for (let index = 0; index < order.length; index += 1, inner = undefined) {
       const tier = order[index]!;
       const asked = { resource: input.resource, ...(inner === undefined ? {} : { cursor: inner }) };
       const page = await this.store(tier)
@@ -183,9 +189,9 @@ export class TieredRwLocks {
       if (!page) continue;
       const next =
         page.cursor !== null
-          ? `${tier}:${page.cursor}`
+          ? `${order.slice(index).join(",")}:${page.cursor}`
           : index + 1 < order.length
-            ? `${order[index + 1]!}:`
+            ? `${order.slice(index + 1).join(",")}:`
             : null;
       return { keys: page.keys, cursor: next, tier };
     }
