@@ -242,6 +242,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
         hub,
         metrics,
         semaphoreMetrics: new SemaphoreMetrics(metrics.registry),
+        stats,
         logger,
         permits,
         waiters,
@@ -258,6 +259,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
         hub,
         metrics,
         rwMetrics: new RwMetrics(metrics.registry),
+        stats,
         logger,
         // A grant's end is in its hold row (docs/decisions/0199); a server before that
         // wrote it as an event row.

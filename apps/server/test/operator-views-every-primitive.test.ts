@@ -295,3 +295,35 @@ describe("warden_live_locks and long holds, every kind", () => {
     expect(after.get(series(rw, "rwlock"))).toBeUndefined();
   });
 });
+
+describe("the console's statistics, every kind", () => {
+  it("counts semaphore and read-write acquires and hold times per resource, as a lock's", async () => {
+    const caller = tenant.caller();
+    for (const kind of ["semaphore", "read", "write"] as const) {
+      const resource = await register(kind === "semaphore" ? "semaphore" : "rwlock");
+      const held = await hold(caller, kind, resource, "k");
+      if (kind === "write") {
+        // A second writer is refused while the first holds the key.
+        const refused = await caller.rwlock.acquireWrite({
+          resource,
+          businessKey: "k",
+          ownerId: `o-${uid()}`,
+        });
+        expect(refused.granted).toBe(false);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      await held.release();
+
+      const operator = await a.operator("viewer");
+      const series = await operator.caller().stats.series({ resource, windowSec: 60, stepSec: 60 });
+      expect(series.points.at(-1), kind).toMatchObject({
+        acquires: kind === "write" ? 2 : 1,
+        granted: 1,
+        refused: kind === "write" ? 1 : 0,
+      });
+      expect(series.points.at(-1)!.holdP50Ms, kind).toBeGreaterThanOrEqual(150);
+      const holds = await operator.caller().stats.holdTimes({ resource });
+      expect(holds.samples, kind).toBe(1);
+    }
+  });
+});

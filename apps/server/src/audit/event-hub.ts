@@ -73,7 +73,9 @@ export class EventHub {
    * the live feed and the fleet like {@link record}, but audited in the hold's `lock_hold`
    * row instead of an event row. `fill` writes what the step tells into the hold's pending
    * part (named by the record's lockId and key). A record without a lockId or business key
-   * names no hold and is written as an event row.
+   * names no hold and is written as an event row. A step that ends the hold (its part gets
+   * an end) with the grant time known feeds the console's hold-time statistics, as a mutex
+   * lease's end does.
    */
   recordHold(record: AuditRecord, fill: (part: HoldPart) => void): void {
     const targets = this.targets;
@@ -81,15 +83,17 @@ export class EventHub {
     if (record.lockId === null || record.businessKey === null) {
       targets.audit.write(record);
     } else {
-      fill(
-        targets.audit.hold(
-          record.lockId,
-          record.tenantId,
-          record.resource,
-          record.businessKey,
-          record.at,
-        ),
+      const part = targets.audit.hold(
+        record.lockId,
+        record.tenantId,
+        record.resource,
+        record.businessKey,
+        record.at,
       );
+      const endedBefore = part.endedAt;
+      fill(part);
+      if (endedBefore === null && part.endedAt !== null && part.grantedAt !== null)
+        targets.stats.recordHold(record.resource, Math.max(0, part.endedAt - part.grantedAt));
     }
     this.publish(targets, record);
   }

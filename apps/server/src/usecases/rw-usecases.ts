@@ -20,6 +20,7 @@ import { sleepUntilWoken } from "../locks/sleep-until-woken.js";
 import type { TieredLocks } from "../locks/tiered-locks-port.js";
 import type { WaitQueues } from "../locks/wait-queues.js";
 import type { Metrics } from "../metrics/metrics.js";
+import type { StatsCollector } from "../stats/stats-collector.js";
 import type { KindRegistry } from "../registry/kind-guard.js";
 import type { ResourceView } from "../registry/resource-view.js";
 import type {
@@ -63,7 +64,7 @@ export interface ListedRwGrant extends RwGrantInfo {
 export interface RwListOptions {
   readonly businessKey?: string;
   readonly tier?: Tier;
-  /** From a previous page (`<tier>:<store cursor>` without `tier`, the store's with it). */
+  /** From a previous page (`<tiers still to walk>:<store cursor>` without `tier`, the store's with it). */
   readonly cursor?: string;
   /** Keys per page. */
   readonly limit?: number;
@@ -86,6 +87,8 @@ export interface RwUseCaseDeps {
   readonly hub: Pick<EventHub, "record" | "recordHold" | "hold" | "renewHold">;
   readonly metrics: Pick<Metrics, "apps">;
   readonly rwMetrics: RwMetrics;
+  /** The console's per-resource statistics: every acquire's outcome and latency. */
+  readonly stats?: Pick<StatsCollector, "recordAcquire">;
   readonly logger: Logger;
   /** True when the audit holds a release of `lockId` (recorded by another instance). */
   releasedElsewhere(lockId: string): Promise<boolean>;
@@ -414,6 +417,7 @@ export function createRwUseCases(deps: RwUseCaseDeps): RwUseCases {
         deps.metrics.apps.of(caller.principal),
         latencyS,
       );
+      deps.stats?.recordAcquire(resource.name, outcome, latencyS * 1000);
       if (mayHoldIntent && outcome !== "granted") withdrawIntent(key, holder);
     }
     if (!grant.reentered) {

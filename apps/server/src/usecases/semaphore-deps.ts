@@ -6,6 +6,7 @@ import type { ReleaseNotifier } from "../locks/release-notifier.js";
 import type { WaitQueues } from "../locks/wait-queues.js";
 import type { TieredLocks } from "../locks/tiered-locks-port.js";
 import type { Metrics } from "../metrics/metrics.js";
+import type { StatsCollector } from "../stats/stats-collector.js";
 import type { KindRegistry } from "../registry/kind-guard.js";
 import type { SemaphoreMetrics } from "./semaphore-metrics.js";
 
@@ -30,6 +31,8 @@ export interface SemaphoreUseCaseDeps {
   readonly hub: Pick<EventHub, "record" | "recordHold" | "hold" | "renewHold">;
   readonly metrics: Pick<Metrics, "apps">;
   readonly semaphoreMetrics: SemaphoreMetrics;
+  /** The console's per-resource statistics: every acquire's outcome and latency. */
+  readonly stats?: Pick<StatsCollector, "recordAcquire">;
   readonly logger: Logger;
   /**
    * The fleet's permit grants as this instance knows them (docs/decisions/0162): fed with

@@ -359,6 +359,7 @@ export function createSemaphoreUseCases(
         deps.metrics.apps.of(caller.principal),
         latencyS,
       );
+      deps.stats?.recordAcquire(resource.name, outcome, latencyS * 1000);
       if (waiterId !== null && outcome !== "granted") {
         // A grant leaves the queue by itself; a waiter that gives up leaves it here.
         void deps.semaphores.leaveQueue({ ...key, waiterId }).catch(() => undefined);

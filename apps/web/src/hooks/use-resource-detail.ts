@@ -11,7 +11,7 @@ import {
   type PercentileRow,
   type RateRow,
 } from "../lib/chart-rows";
-import { holdDurations } from "../lib/hold-durations";
+import { auditHoldDurations } from "../lib/hold-durations";
 import { holdHistogram, type HistogramRow } from "../lib/hold-histogram";
 import { holderRows, type HolderRow } from "../lib/holder-rows";
 import {
@@ -186,10 +186,7 @@ export function useResourceDetail(name: string): ResourceDetailView {
   }, [series.data, now]);
   const buckets = useMemo(() => bucketsFromPoints(series.data?.points ?? []), [series.data]);
 
-  const durations = useMemo(
-    () => holdDurations((recent.data?.events ?? []).map((event) => ({ ...event, atMs: event.at }))),
-    [recent.data],
-  );
+  const durations = useMemo(() => auditHoldDurations(recent.data?.events ?? []), [recent.data]);
 
   const stateData = keyStates.data;
   const chosenState = stateData?.keys.find((key) => key.businessKey === timelineKey);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { holdDurations } from "./hold-durations";
+import { auditHoldDurations, holdDurations } from "./hold-durations";
 
 describe("holdDurations", () => {
   it("pairs each grant with the event that ended it, in any input order", () => {
@@ -25,5 +25,34 @@ describe("holdDurations", () => {
         { type: "tier", lockId: null, atMs: 600 },
       ]),
     ).toEqual([300]);
+  });
+});
+
+describe("auditHoldDurations", () => {
+  const event = (type: string, lockId: string, at: number, reason: string | null = null) => ({
+    type,
+    at,
+    lockId,
+    fence: "1",
+    clientId: "c",
+    ownerId: "o",
+    leaseMs: null,
+    reason,
+  });
+
+  it("counts permit and read-write holds, and a release that leaves re-entries ends nothing", () => {
+    expect(
+      auditHoldDurations([
+        event("permit-grant", "p", 100),
+        event("permit-release", "p", 160),
+        event("rwlock-grant", "w", 200, "write"),
+        event("rwlock-release", "w", 250, "write: one entry released, 1 left"),
+        event("rwlock-release", "w", 900, "write"),
+        event("rwlock-grant", "r", 300, "read"),
+        event("rwlock-expired", "r", 1_300, "read: the lease ended without a release"),
+        event("permit-grant", "q", 400),
+        event("permit-force-release", "q", 450),
+      ]).sort((a, b) => a - b),
+    ).toEqual([50, 60, 700, 1_000]);
   });
 });

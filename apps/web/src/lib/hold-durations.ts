@@ -1,3 +1,5 @@
+import { holdEventsOf, type AuditHoldEvent } from "./hold-events";
+
 /** An audit event as hold-time extraction reads it. */
 export interface HoldEvent {
   readonly type: string;
@@ -8,7 +10,8 @@ export interface HoldEvent {
 /**
  * Grant-to-end durations (ms) of the holds whose grant and end (release, force-release,
  * expired) are both among `events`: the sample behind the hold-time histogram. Re-entry
- * grants of the same lockId keep the first grant's time.
+ * grants of the same lockId keep the first grant's time; a release that leaves re-entries
+ * (`entry-released`) ends nothing.
  */
 export function holdDurations(events: readonly HoldEvent[]): number[] {
   const grantedAt = new Map<string, number>();
@@ -29,4 +32,13 @@ export function holdDurations(events: readonly HoldEvent[]): number[] {
     }
   }
   return durations;
+}
+
+/**
+ * {@link holdDurations} of a resource's audit events as `event.search` answers them, every
+ * primitive's steps read under one name (`holdEventsOf`): a semaphore's and a read-write
+ * lock's holds are sampled like a lock's.
+ */
+export function auditHoldDurations(events: readonly AuditHoldEvent[]): number[] {
+  return holdDurations(holdEventsOf(events));
 }
