@@ -701,12 +701,12 @@ describe("waits end with their caller", () => {
     await expectFree(rw, key);
   });
 
-  it("Python's standard library: a full cycle with a write wait woken by a read release", async () => {
+  /** Runs a client script of test/rest against the server on a new rwlock resource. */
+  async function runCycle(command: string, file: string): Promise<string> {
     const resource = await registerRw(tenant);
-    const script = fileURLToPath(new URL("./rest/rwlock_cycle.py", import.meta.url));
-    let stdout: string;
+    const script = fileURLToPath(new URL(`./rest/${file}`, import.meta.url));
     try {
-      ({ stdout } = await run("python3", [script], {
+      const { stdout } = await run(command, [script], {
         env: {
           ...process.env,
           WARDEN_URL: http.url,
@@ -714,13 +714,26 @@ describe("waits end with their caller", () => {
           RESOURCE: resource,
         },
         timeout: 60_000,
-      }));
+      });
+      return stdout;
     } catch (error) {
       const failed = error as { stdout?: string; stderr?: string; message: string };
-      throw new Error(`python3 failed: ${failed.stderr || failed.message}\n${failed.stdout ?? ""}`);
+      throw new Error(
+        `${command} failed: ${failed.stderr || failed.message}\n${failed.stdout ?? ""}`,
+      );
     }
+  }
+
+  it("Python's standard library: a full cycle with a write wait woken by a read release", async () => {
+    const stdout = await runCycle("python3", "rwlock_cycle.py");
     expect(stdout).toContain("writer-c was woken");
     expect(stdout).toContain("python rwlock cycle: ok");
+  }, 60_000);
+
+  it("curl + jq: shared reads, a write wait woken by the last read release, extend, inspect", async () => {
+    const stdout = await runCycle("bash", "rwlock-cycle.sh");
+    expect(stdout).toContain("writer-c was woken");
+    expect(stdout).toContain("curl rwlock cycle: ok");
   }, 60_000);
 
   // Last: it closes a second HTTP server over the same services, which cancels their waits.
