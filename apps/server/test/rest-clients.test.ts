@@ -148,4 +148,55 @@ describe("the HTTP/JSON API from non-TypeScript clients", () => {
       await rm(dir, { recursive: true, force: true });
     }
   }, 60_000);
+
+  it("the README's read-write lock cycle, as printed there", async () => {
+    const readme = await readFile(new URL("../README.md", import.meta.url), "utf8");
+    const section = readme.slice(readme.indexOf("## HTTP/JSON API"));
+    const blocks = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1]!);
+    // The read-write block uses the lock block's `w` helper.
+    const helper = /^w\(\) \{.*$/m.exec(blocks[0]!)?.[0];
+    const block = blocks.find((text) => text.includes("/v1/rwlocks/"));
+    expect(helper).toBeDefined();
+    expect(block).toContain("RW=$W/v1/rwlocks/ledger.balance\n");
+    const script = `W="$WARDEN_URL"\n${helper!}\n${block!.replace(
+      "RW=$W/v1/rwlocks/ledger.balance\n",
+      'RW="$W/v1/rwlocks/$RESOURCE"\n',
+    )}`;
+    const rwlock = async () => {
+      const name = `rw:${uid()}`;
+      await tenant.caller().resource.create({
+        name,
+        kind: "rwlock",
+        defaultLeaseMs: 5_000,
+        maxLeaseMs: 30_000,
+        maxRenewals: null,
+        expectedHoldMs: null,
+        degrade: true,
+        localFallback: "deny",
+        fair: false,
+        waitReplicas: 0,
+        description: "README rwlock cycle",
+      });
+      return name;
+    };
+    const dir = await mkdtemp(join(tmpdir(), "warden-readme-rw-"));
+    try {
+      const out = await cycle("bash", ["-euo", "pipefail", "-c", script], dir, rwlock);
+      const replies = jsonStream(out);
+      const reads = replies.filter((r) => r["granted"] === true && r["mode"] === "read");
+      expect(reads).toHaveLength(2);
+      expect(reads[0]!["fence"]).toBe(reads[1]!["fence"]);
+      expect(replies).toContainEqual(
+        expect.objectContaining({ granted: false, reason: "read-held" }),
+      );
+      expect(replies).toContainEqual(expect.objectContaining({ waitingWriters: 1 }));
+      expect(replies.filter((r) => r["released"] === true)).toHaveLength(2);
+      const write = replies.find((r) => r["granted"] === true && r["mode"] === "write");
+      expect(BigInt(write!["fence"] as string)).toBeGreaterThan(
+        BigInt(reads[0]!["fence"] as string),
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

@@ -9,23 +9,8 @@ set -euo pipefail
 KEY='ledger/7 €' # any text: it travels in the JSON body, or URL-encoded in a query parameter
 QKEY=$(jq -rn --arg k "$KEY" '$k|@uri')
 RW="/v1/rwlocks/$RESOURCE"
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-
-# call <client-id> <method> <path> [json body]: sets STATUS and BODY
-call() {
-  STATUS=$(curl -sS -o "$TMP/body" -w '%{http_code}' -X "$2" \
-    -H "Authorization: Bearer $WARDEN_API_KEY" -H "x-warden-client-id: $1" \
-    -H 'content-type: application/json' ${4:+--data "$4"} "$WARDEN_URL$3")
-  BODY=$(cat "$TMP/body")
-}
-expect() { # expect <status> <jq condition>
-  if [ "$STATUS" != "$1" ] || [ "$(jq -r "$2" <<<"$BODY")" != "true" ]; then
-    echo "step failed: wanted HTTP $1 and $2, got HTTP $STATUS: $BODY" >&2
-    exit 1
-  fi
-}
-body() { jq -cn --arg k "$KEY" "$1"; } # a JSON body with $k bound to the business key
+# shellcheck source=curl-helpers.sh
+source "$(dirname "$0")/curl-helpers.sh"
 
 # 1. Two readers share the key and one fence; a writer's try is refused at once (a 200).
 call reader-a POST "$RW/read" "$(body '{businessKey: $k, ownerId: "job", leaseMs: 10000}')"

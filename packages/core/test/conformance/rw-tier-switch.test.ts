@@ -204,3 +204,70 @@ test("withdrawIntent reaches every tier: an intent a wait left on the tier the f
   expect((await rw.inspect(here))?.readers).toHaveLength(2);
   await locks.override(null, "test", "done");
 });
+
+// Paging a resource's holders across every tier (decision 0185): the walk's order is fixed by
+// its first page and carried in the cursor, so a tier switch between two pages neither skips
+// a tier nor walks one twice.
+const listed = uniqueResource("rw-list-switch");
+
+async function grantOn(tier: "redis" | "mysql", keys: readonly string[]): Promise<void> {
+  await locks.override(tier, "test", `grant in ${tier}`);
+  await waitForTier(locks, tier);
+  for (const businessKey of keys) {
+    const grant = mustGrant(
+      await rw.acquireWrite(
+        { resource: listed, businessKey, holder: holder(businessKey), leaseMs: 60_000 },
+        DEGRADES,
+      ),
+    );
+    expect(grant.tier).toBe(tier);
+  }
+}
+
+test("a tier switch between two pages of holder keys skips no tier and repeats none", async () => {
+  await grantOn("mysql", ["m1", "m2"]);
+  await grantOn("redis", ["r1", "r2", "r3"]);
+
+  const first = await rw.list({ resource: listed, limit: 1 });
+  expect(first.tier).toBe("redis");
+  expect(first.cursor).toMatch(/^redis,mysql,local:./);
+  const seen = first.keys.map((view) => view.businessKey);
+
+  // The fleet moves to MySQL while the walk is inside Redis: the walk still finishes Redis,
+  // then visits MySQL and the local tier once each.
+  await locks.override("mysql", "test", "switch mid-walk");
+  await waitForTier(locks, "mysql");
+  const tiers: string[] = [first.tier];
+  let cursor = first.cursor;
+  for (let pages = 0; cursor !== null && pages < 50; pages += 1) {
+    const page = await rw.list({ resource: listed, limit: 1, cursor });
+    seen.push(...page.keys.map((view) => view.businessKey));
+    if (tiers.at(-1) !== page.tier) tiers.push(page.tier);
+    cursor = page.cursor;
+  }
+  expect(cursor).toBeNull();
+  expect(tiers).toEqual(["redis", "mysql", "local"]);
+  expect(seen.sort()).toEqual(["m1", "m2", "r1", "r2", "r3"]);
+
+  // A walk started now begins at the tier in force.
+  const fresh = await rw.list({ resource: listed, limit: 1 });
+  expect(fresh.tier).toBe("mysql");
+  expect(fresh.cursor).toMatch(/^mysql,redis,local:./);
+  await locks.override(null, "test", "done");
+});
+
+test("a cursor naming an unknown or repeated tier is a typed error", async () => {
+  for (const bad of [
+    "elsewhere:",
+    "redis,redis:",
+    ":",
+    "redis,,mysql:",
+    "mysql,local,redis,mysql:",
+  ]) {
+    const error = await rw
+      .list({ resource: listed, cursor: bad })
+      .catch((caught: unknown) => caught);
+    expect(error, bad).toBeInstanceOf(InvalidArgumentError);
+    expect(error, bad).toMatchObject({ field: "cursor" });
+  }
+});
