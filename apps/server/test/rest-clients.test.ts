@@ -9,7 +9,6 @@ import { startHttpServer, type HttpServerHandle } from "../src/http/server.js";
 import {
   registerResource,
   startHarness,
-  uid,
   type Harness,
   type TenantHandle,
 } from "./support/harness.js";
@@ -95,24 +94,7 @@ describe("the HTTP/JSON API from non-TypeScript clients", () => {
   }, 60_000);
 
   it("Python's standard library: a semaphore permit cycle (docs/decisions/0162)", async () => {
-    const semaphore = async () => {
-      const name = `sem:${uid()}`;
-      await tenant.caller().resource.create({
-        name,
-        kind: "semaphore",
-        permits: 2,
-        defaultLeaseMs: 5_000,
-        maxLeaseMs: 30_000,
-        maxRenewals: null,
-        expectedHoldMs: null,
-        degrade: true,
-        localFallback: "deny",
-        fair: false,
-        waitReplicas: 0,
-        description: "python semaphore cycle",
-      });
-      return name;
-    };
+    const semaphore = () => registerResource(tenant, { kind: "semaphore", permits: 2 });
     const out = await cycle("python3", [script("semaphore_cycle.py")], undefined, semaphore);
     expect(out).toContain("worker-c was woken");
     expect(out).toContain("python semaphore cycle: ok");
@@ -162,23 +144,7 @@ describe("the HTTP/JSON API from non-TypeScript clients", () => {
       "RW=$W/v1/rwlocks/ledger.balance\n",
       'RW="$W/v1/rwlocks/$RESOURCE"\n',
     )}`;
-    const rwlock = async () => {
-      const name = `rw:${uid()}`;
-      await tenant.caller().resource.create({
-        name,
-        kind: "rwlock",
-        defaultLeaseMs: 5_000,
-        maxLeaseMs: 30_000,
-        maxRenewals: null,
-        expectedHoldMs: null,
-        degrade: true,
-        localFallback: "deny",
-        fair: false,
-        waitReplicas: 0,
-        description: "README rwlock cycle",
-      });
-      return name;
-    };
+    const rwlock = () => registerResource(tenant, { kind: "rwlock" });
     const dir = await mkdtemp(join(tmpdir(), "warden-readme-rw-"));
     try {
       const out = await cycle("bash", ["-euo", "pipefail", "-c", script], dir, rwlock);

@@ -229,11 +229,15 @@ export async function registerResource(
     fair: boolean;
     expectedHoldMs: number;
     localFallback: "deny" | "allow";
+    kind: "mutex" | "semaphore" | "rwlock";
+    permits: number;
   }> = {},
 ): Promise<string> {
   const name = `res:${uid()}`;
   await tenant.caller().resource.create({
     name,
+    ...(policy.kind === undefined ? {} : { kind: policy.kind }),
+    ...(policy.permits === undefined ? {} : { permits: policy.permits }),
     defaultLeaseMs: policy.defaultLeaseMs ?? 5_000,
     maxLeaseMs: policy.maxLeaseMs ?? 30_000,
     maxRenewals: policy.maxRenewals ?? null,
