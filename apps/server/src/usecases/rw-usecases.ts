@@ -1,22 +1,11 @@
-import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
-import {
-  InvalidArgumentError,
-  LeaseLostError,
-  LockTimeoutError,
-  LockUnavailableError,
-  NotHolderError,
-  WaitCancelledError,
-  type Holder,
-  type Tier,
-} from "@warden/contract";
+import { LeaseLostError, NotHolderError, type Holder, type Tier } from "@warden/contract";
 import type { RwGrant, RwKeyView, RwLeaseView, RwMode } from "@warden/core";
 import type { Logger } from "pino";
 import { auditRecord, endHold, type AuditRecord, type HoldPart } from "../audit/audit-record.js";
 import type { EventHub } from "../audit/event-hub.js";
 import type { PermitTracker } from "../live/permit-tracker.js";
 import type { ReleaseNotifier } from "../locks/release-notifier.js";
-import { sleepUntilWoken } from "../locks/sleep-until-woken.js";
 import type { TieredLocks } from "../locks/tiered-locks-port.js";
 import type { WaitQueues } from "../locks/wait-queues.js";
 import type { Metrics } from "../metrics/metrics.js";
@@ -34,13 +23,12 @@ import type {
   RwReleaseInput,
   RwReleaseReply,
 } from "../schemas/rwlock.js";
+import { failedOutcomeOf, leaseOf, untilGranted } from "./coordination-wait.js";
 import { clientIdOf, type LockCaller } from "./lock-caller.js";
 import { RwExpiryWatch, type WatchedRwGrant } from "./rw-expiry.js";
 import type { RwMetrics, RwOutcome } from "./rw-metrics.js";
 import type { RwLocksPort } from "./rw-stores.js";
 
-/** A waiting acquire tries again at least this often (a release on any instance wakes it at once). */
-const RETRY_MAX_MS = 1_000;
 /**
  * How long a refused writer's intent stops new readers without another try: three retry
  * periods, so a waiting writer (one try a second at least) keeps it alive on a loaded box.
@@ -157,24 +145,6 @@ function infoOf(view: RwLeaseView): RwGrantInfo {
     ttlMs: view.ttlMs,
     tier: view.tier,
   };
-}
-
-function outcomeOf(error: unknown): RwOutcome {
-  if (error instanceof LockTimeoutError) return "timeout";
-  if (error instanceof WaitCancelledError) return "cancelled";
-  if (error instanceof LockUnavailableError) return "unavailable";
-  return "error";
-}
-
-function leaseOf(resource: ResourceView, leaseMs: number | undefined): number {
-  const lease = leaseMs ?? resource.defaultLeaseMs;
-  if (lease > resource.maxLeaseMs) {
-    throw new InvalidArgumentError(
-      "leaseMs",
-      `must be at most ${resource.maxLeaseMs} ms for ${resource.name}`,
-    );
-  }
-  return lease;
 }
 
 /**
@@ -319,95 +289,57 @@ export function createRwUseCases(deps: RwUseCaseDeps): RwUseCases {
     // hold readers back for INTENT_MS.
     const writerPreference = resource.writerPreference && (mode === "read" || waitMs > 0);
     const started = performance.now();
-    const deadline = started + waitMs;
     let outcome: RwOutcome = "error";
     let tier: Tier = deps.rw.tier;
-    let grant: RwGrant | undefined;
-    // A wait is listed with the lock waiters (holder.waiters, fleet-wide) and ends with a
-    // shutdown's cancelAll; a release wakes it whether or not it is asleep yet. A try never
-    // waits: it gets no controller of its own (two allocations and a listener per call).
-    const cancel = waitMs > 0 ? new AbortController() : null;
-    const ended = cancel ? AbortSignal.any([signal, cancel.signal]) : signal;
+    let grant: RwGrant;
     // A waiting writer with writer preference registers an intent from its first refusal
     // (and an attempt whose outcome is unknown may have registered one).
     const mayHoldIntent = mode === "write" && writerPreference;
-    let woken = false;
-    let wake: () => void = () => {
-      woken = true;
-    };
-    const waiter =
-      waitMs > 0 && deps.waiters
-        ? deps.waiters.enqueue({
-            ref: randomBytes(12).toString("base64url"),
-            fair: false,
-            key,
-            holder,
-            waitId: input.waitId ?? null,
-            tenantId: resource.tenantId,
-            wake: () => wake(),
-            cancel: () => cancel?.abort(),
-          })
-        : null;
-    const unsubscribe = waiter ? deps.notifier.onRelease(key, () => wake()) : () => undefined;
     try {
-      for (;;) {
-        woken = false;
-        const result =
-          mode === "read"
-            ? await deps.rw.acquireRead({ ...request, writerPreference }, resource)
-            : await deps.rw.acquireWrite({ ...request, writerPreference }, resource);
-        tier = result.tier;
-        if (result.granted) {
-          grant = result;
-          break;
+      const result = await untilGranted(
+        deps,
+        {
+          key,
+          holder,
+          tenantId: resource.tenantId,
+          waitMs,
+          waitId: input.waitId ?? null,
+          ref: null,
+          signal,
+        },
+        async () => {
+          const tried =
+            mode === "read"
+              ? await deps.rw.acquireRead({ ...request, writerPreference }, resource)
+              : await deps.rw.acquireWrite({ ...request, writerPreference }, resource);
+          tier = tried.tier;
+          return tried;
+        },
+      );
+      if (!result.granted) {
+        outcome = "refused";
+        if (deps.logger.isLevelEnabled("debug")) {
+          deps.logger.debug(
+            { op: `rwlock.${mode}`, ...key, reason: result.reason, tier },
+            "read-write lock refused",
+          );
         }
-        const leftMs = deadline - performance.now();
-        if (leftMs <= 0) {
-          if (waitMs > 0) throw new LockTimeoutError(waitMs);
-          outcome = "refused";
-          if (deps.logger.isLevelEnabled("debug")) {
-            deps.logger.debug(
-              { op: `rwlock.${mode}`, ...key, reason: result.reason, tier },
-              "read-write lock refused",
-            );
-          }
-          return {
-            granted: false,
-            mode,
-            reason: result.reason,
-            holders: result.holders,
-            retryAfterMs: result.retryAfterMs,
-            tier: result.tier,
-            currentTier: deps.locks.tier,
-          };
-        }
-        if (waiter) deps.waiters?.placed(waiter);
-        const pauseMs = Math.min(
-          leftMs,
-          RETRY_MAX_MS,
-          result.retryAfterMs > 0 ? result.retryAfterMs : RETRY_MAX_MS,
-        );
-        if (ended.aborted) throw new WaitCancelledError(input.waitId ?? null);
-        if (woken) continue;
-        const how = waiter
-          ? await sleepUntilWoken(pauseMs, ended, (onWake) => {
-              wake = onWake;
-              return () => {
-                wake = () => {
-                  woken = true;
-                };
-              };
-            })
-          : await sleepUntilWoken(pauseMs, ended, (onWake) => deps.notifier.onRelease(key, onWake));
-        if (how === "aborted") throw new WaitCancelledError(input.waitId ?? null);
+        return {
+          granted: false,
+          mode,
+          reason: result.reason,
+          holders: result.holders,
+          retryAfterMs: result.retryAfterMs,
+          tier: result.tier,
+          currentTier: deps.locks.tier,
+        };
       }
+      grant = result;
       outcome = "granted";
     } catch (error) {
-      if (outcome === "error") outcome = outcomeOf(error);
+      if (outcome === "error") outcome = failedOutcomeOf(error);
       throw error;
     } finally {
-      unsubscribe();
-      if (waiter) deps.waiters?.remove(waiter);
       const latencyS = (performance.now() - started) / 1000;
       m.recordAcquire(
         resource.name,

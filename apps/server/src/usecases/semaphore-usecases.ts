@@ -3,17 +3,14 @@ import { randomBytes } from "node:crypto";
 import {
   InvalidArgumentError,
   LeaseLostError,
-  LockTimeoutError,
   LockUnavailableError,
   NotHolderError,
-  WaitCancelledError,
   type Holder,
   type Tier,
 } from "@warden/contract";
 import type { PermitGrant, PermitRelease, PermitView, TieredSemaphores } from "@warden/core";
 import { auditRecord, endHold, type HoldPart } from "../audit/audit-record.js";
 import type { TrackedPermit } from "../live/permit-tracker.js";
-import { sleepUntilWoken } from "../locks/sleep-until-woken.js";
 import type { ResourceView } from "../registry/resource-view.js";
 import type {
   PermitInfo,
@@ -26,15 +23,12 @@ import type {
   SemaphoreReleaseInput,
   SemaphoreReleaseReply,
 } from "../schemas/semaphore.js";
+import { failedOutcomeOf, leaseOf, untilGranted } from "./coordination-wait.js";
 import { clientIdOf, type LockCaller } from "./lock-caller.js";
 import type { SemaphoreUseCaseDeps } from "./semaphore-deps.js";
 import type { PermitOutcome } from "./semaphore-metrics.js";
 
-/**
- * A waiting acquire tries again at least this often (a release on any instance wakes it at
- * once); also how long a fair waiter's place lives without a try.
- */
-const RETRY_MAX_MS = 1_000;
+/** How long a fair waiter's place lives without a try (it tries at least every RETRY_MAX_MS). */
 const FAIR_HEARTBEAT_MS = 5_000;
 /** How long past its expiry a permit nobody released or renewed is reported as expired. */
 const LAPSE_GRACE_MS = 1_000;
@@ -122,24 +116,6 @@ function infoOf(view: PermitView): PermitInfo {
     ttlMs: view.ttlMs,
     tier: view.tier,
   };
-}
-
-function outcomeOf(error: unknown): PermitOutcome {
-  if (error instanceof LockTimeoutError) return "timeout";
-  if (error instanceof WaitCancelledError) return "cancelled";
-  if (error instanceof LockUnavailableError) return "unavailable";
-  return "error";
-}
-
-function leaseOf(resource: ResourceView, leaseMs: number | undefined): number {
-  const lease = leaseMs ?? resource.defaultLeaseMs;
-  if (lease > resource.maxLeaseMs) {
-    throw new InvalidArgumentError(
-      "leaseMs",
-      `must be at most ${resource.maxLeaseMs} ms for ${resource.name}`,
-    );
-  }
-  return lease;
 }
 
 /** The resource's total; a semaphore resource always has one (checked at registration). */
@@ -256,101 +232,63 @@ export function createSemaphoreUseCases(
     const waiterId = resource.fair && waitMs > 0 ? randomBytes(12).toString("base64url") : null;
     const fair = resource.fair ? { waiterId, heartbeatMs: FAIR_HEARTBEAT_MS } : undefined;
     const started = performance.now();
-    const deadline = started + waitMs;
     let outcome: PermitOutcome = "error";
     let tier: Tier = deps.semaphores.tier;
-    let grant: PermitGrant | undefined;
-    // A wait is listed with the lock waiters (holder.waiters, fleet-wide) and ends with a
-    // shutdown's cancelAll; a release wakes it whether or not it is asleep yet. A try never
-    // waits: it gets no controller of its own (two allocations and a listener per call).
-    const cancel = waitMs > 0 ? new AbortController() : null;
-    const ended = cancel ? AbortSignal.any([signal, cancel.signal]) : signal;
-    let woken = false;
-    let wake: () => void = () => {
-      woken = true;
-    };
-    const waiter =
-      waitMs > 0 && deps.waiters
-        ? deps.waiters.enqueue({
-            ref: waiterId ?? randomBytes(12).toString("base64url"),
-            fair: false,
-            key,
-            holder,
-            waitId: input.waitId ?? null,
-            tenantId: resource.tenantId,
-            wake: () => wake(),
-            cancel: () => cancel?.abort(),
-          })
-        : null;
-    const unsubscribe = waiter ? deps.notifier.onRelease(key, () => wake()) : () => undefined;
+    let grant: PermitGrant;
     try {
-      for (;;) {
-        woken = false;
-        const result = await deps.semaphores.acquire(
-          // One shape per call, no spreads (docs/decisions/0201); fair is undefined when not.
-          {
-            resource: key.resource,
-            businessKey: key.businessKey,
-            holder,
-            leaseMs,
-            permits,
-            totalPermits,
-            fair,
-          },
-          resource,
-        );
-        tier = result.tier;
-        if (result.granted) {
-          grant = result;
-          break;
+      const result = await untilGranted(
+        deps,
+        {
+          key,
+          holder,
+          tenantId: resource.tenantId,
+          waitMs,
+          waitId: input.waitId ?? null,
+          ref: waiterId,
+          signal,
+        },
+        async () => {
+          const tried = await deps.semaphores.acquire(
+            // One shape per call, no spreads (docs/decisions/0201); fair is undefined when not.
+            {
+              resource: key.resource,
+              businessKey: key.businessKey,
+              holder,
+              leaseMs,
+              permits,
+              totalPermits,
+              fair,
+            },
+            resource,
+          );
+          tier = tried.tier;
+          return tried;
+        },
+      );
+      if (!result.granted) {
+        outcome = "refused";
+        if (deps.logger.isLevelEnabled("debug")) {
+          deps.logger.debug(
+            { op: "semaphore.acquire", ...key, permits, inUse: result.inUse, tier },
+            "permit refused",
+          );
         }
-        const leftMs = deadline - performance.now();
-        if (leftMs <= 0) {
-          if (waitMs > 0) throw new LockTimeoutError(waitMs);
-          outcome = "refused";
-          if (deps.logger.isLevelEnabled("debug")) {
-            deps.logger.debug(
-              { op: "semaphore.acquire", ...key, permits, inUse: result.inUse, tier },
-              "permit refused",
-            );
-          }
-          return {
-            granted: false,
-            inUse: result.inUse,
-            totalPermits,
-            retryAfterMs: result.retryAfterMs,
-            queued: result.queued,
-            tier: result.tier,
-            currentTier: deps.locks.tier,
-          };
-        }
-        if (waiter) deps.waiters?.placed(waiter);
-        const pauseMs = Math.min(
-          leftMs,
-          RETRY_MAX_MS,
-          result.retryAfterMs > 0 ? result.retryAfterMs : RETRY_MAX_MS,
-        );
-        if (ended.aborted) throw new WaitCancelledError(input.waitId ?? null);
-        if (woken) continue;
-        const how = waiter
-          ? await sleepUntilWoken(pauseMs, ended, (onWake) => {
-              wake = onWake;
-              return () => {
-                wake = () => {
-                  woken = true;
-                };
-              };
-            })
-          : await sleepUntilWoken(pauseMs, ended, (onWake) => deps.notifier.onRelease(key, onWake));
-        if (how === "aborted") throw new WaitCancelledError(input.waitId ?? null);
+        return {
+          granted: false,
+          inUse: result.inUse,
+          totalPermits,
+          retryAfterMs: result.retryAfterMs,
+          queued: result.queued,
+          tier: result.tier,
+          currentTier: deps.locks.tier,
+        };
       }
+      grant = result;
       outcome = "granted";
     } catch (error) {
-      if (outcome === "error") outcome = outcomeOf(error);
+      if (outcome === "error") outcome = failedOutcomeOf(error);
       throw error;
     } finally {
-      unsubscribe();
-      if (waiter) deps.waiters?.remove(waiter);
       const latencyS = (performance.now() - started) / 1000;
       m.recordAcquire(
         resource.name,

@@ -1,0 +1,142 @@
+import { performance } from "node:perf_hooks";
+import { randomBytes } from "node:crypto";
+import {
+  InvalidArgumentError,
+  LockTimeoutError,
+  LockUnavailableError,
+  WaitCancelledError,
+  type Holder,
+} from "@warden/contract";
+import type { ReleaseNotifier } from "../locks/release-notifier.js";
+import { sleepUntilWoken } from "../locks/sleep-until-woken.js";
+import type { WaitQueues } from "../locks/wait-queues.js";
+import type { ResourceView } from "../registry/resource-view.js";
+
+// What the semaphore and read-write lock acquires share: the lease a call may ask for, how
+// a failed acquire is counted, and the loop that waits for a grant.
+
+/**
+ * A waiting acquire tries again at least this often (a release on any instance wakes it at
+ * once); also how long a fair semaphore waiter's place lives without a try.
+ */
+export const RETRY_MAX_MS = 1_000;
+
+/** The lease a call gets: its own `leaseMs`, else the resource's default, never above its cap. */
+export function leaseOf(resource: ResourceView, leaseMs: number | undefined): number {
+  const lease = leaseMs ?? resource.defaultLeaseMs;
+  if (lease > resource.maxLeaseMs) {
+    throw new InvalidArgumentError(
+      "leaseMs",
+      `must be at most ${resource.maxLeaseMs} ms for ${resource.name}`,
+    );
+  }
+  return lease;
+}
+
+/** How an acquire that threw is counted in the metrics and the console's statistics. */
+export function failedOutcomeOf(error: unknown): "timeout" | "cancelled" | "unavailable" | "error" {
+  if (error instanceof LockTimeoutError) return "timeout";
+  if (error instanceof WaitCancelledError) return "cancelled";
+  if (error instanceof LockUnavailableError) return "unavailable";
+  return "error";
+}
+
+/** What {@link untilGranted} uses. */
+export interface WaitDeps {
+  /** Wakes a sleeping try when a grant of the key is released, here or on another instance. */
+  readonly notifier: Pick<ReleaseNotifier, "onRelease">;
+  /** The lock waiters' queues: a wait is listed there (holder.waiters) and ended by cancelAll. */
+  readonly waiters?: Pick<WaitQueues, "enqueue" | "placed" | "remove">;
+}
+
+/** One acquire's wait, as the caller asked for it. */
+export interface WaitRequest {
+  readonly key: { readonly resource: string; readonly businessKey: string };
+  readonly holder: Holder;
+  readonly tenantId: string;
+  /** 0: one try. */
+  readonly waitMs: number;
+  readonly waitId: string | null;
+  /** Names the wait in the waiters' list; a random one when null. */
+  readonly ref: string | null;
+  /** Aborts the wait (the caller went away, the server is stopping). */
+  readonly signal: AbortSignal;
+}
+
+/** A try's refusal: when it is worth trying again (0 when the store cannot say). */
+export interface Refusal {
+  readonly granted: false;
+  readonly retryAfterMs: number;
+}
+
+/**
+ * Calls `attempt` until it grants. A try (`waitMs` 0) returns its refusal. A wait is listed
+ * with the lock waiters, sleeps between tries until a release of the key wakes it (one
+ * arriving while a try runs is not missed) or the refusal's `retryAfterMs` (at most
+ * {@link RETRY_MAX_MS}) has passed, and throws `LockTimeoutError` when `waitMs` ends
+ * without a grant and `WaitCancelledError` when it is cancelled or `signal` aborts.
+ */
+export async function untilGranted<T extends { readonly granted: true } | Refusal>(
+  deps: WaitDeps,
+  request: WaitRequest,
+  attempt: () => Promise<T>,
+): Promise<T> {
+  const { key, waitMs } = request;
+  const deadline = performance.now() + waitMs;
+  // A try never waits: it gets no controller of its own (two allocations and a listener
+  // per call) and no listener on the key.
+  const cancel = waitMs > 0 ? new AbortController() : null;
+  const ended = cancel ? AbortSignal.any([request.signal, cancel.signal]) : request.signal;
+  let woken = false;
+  const remember = () => {
+    woken = true;
+  };
+  let wake: () => void = remember;
+  const waiter =
+    waitMs > 0 && deps.waiters
+      ? deps.waiters.enqueue({
+          ref: request.ref ?? randomBytes(12).toString("base64url"),
+          fair: false,
+          key,
+          holder: request.holder,
+          waitId: request.waitId,
+          tenantId: request.tenantId,
+          wake: () => wake(),
+          cancel: () => cancel?.abort(),
+        })
+      : null;
+  const unsubscribe = waiter ? deps.notifier.onRelease(key, () => wake()) : () => undefined;
+  try {
+    for (;;) {
+      woken = false;
+      const result = await attempt();
+      if (result.granted) return result;
+      const { retryAfterMs } = result;
+      const leftMs = deadline - performance.now();
+      if (leftMs <= 0) {
+        if (waitMs > 0) throw new LockTimeoutError(waitMs);
+        return result;
+      }
+      if (waiter) deps.waiters?.placed(waiter);
+      const pauseMs = Math.min(
+        leftMs,
+        RETRY_MAX_MS,
+        retryAfterMs > 0 ? retryAfterMs : RETRY_MAX_MS,
+      );
+      if (ended.aborted) throw new WaitCancelledError(request.waitId);
+      if (woken) continue;
+      const how = waiter
+        ? await sleepUntilWoken(pauseMs, ended, (onWake) => {
+            wake = onWake;
+            return () => {
+              wake = remember;
+            };
+          })
+        : await sleepUntilWoken(pauseMs, ended, (onWake) => deps.notifier.onRelease(key, onWake));
+      if (how === "aborted") throw new WaitCancelledError(request.waitId);
+    }
+  } finally {
+    unsubscribe();
+    if (waiter) deps.waiters?.remove(waiter);
+  }
+}

@@ -1,0 +1,129 @@
+import { LockTimeoutError, WaitCancelledError } from "@warden/contract";
+import { describe, expect, it } from "vitest";
+import { ReleaseNotifier } from "../src/locks/release-notifier.js";
+import { WaitQueues } from "../src/locks/wait-queues.js";
+import { untilGranted, type WaitRequest } from "../src/usecases/coordination-wait.js";
+
+// The wait loop the semaphore and read-write lock acquires share, with the server's own
+// notifier and wait queues; the store is a scripted answer per try.
+
+type Answer = { granted: true; lockId: string } | { granted: false; retryAfterMs: number };
+
+const key = { resource: "orders", businessKey: "o-1" };
+
+function request(waitMs: number, signal = new AbortController().signal): WaitRequest {
+  return {
+    key,
+    holder: { clientId: "c1", ownerId: "w1" },
+    tenantId: "t1",
+    waitMs,
+    waitId: waitMs > 0 ? "wait-1" : null,
+    ref: null,
+    signal,
+  };
+}
+
+/** Lets every promise chain that needs no timer run to its end. */
+function settle(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+function setup() {
+  const notifier = new ReleaseNotifier();
+  const waiters = new WaitQueues();
+  return { notifier, waiters, deps: { notifier, waiters } };
+}
+
+describe("untilGranted", () => {
+  it("a try answers its refusal at once, lists no waiter and leaves no listener", async () => {
+    const { deps, waiters, notifier } = setup();
+    let tries = 0;
+    const answer = await untilGranted<Answer>(deps, request(0), () => {
+      tries += 1;
+      expect(waiters.list(key.resource)).toEqual([]);
+      return Promise.resolve({ granted: false, retryAfterMs: 500 });
+    });
+    expect(answer).toEqual({ granted: false, retryAfterMs: 500 });
+    expect(tries).toBe(1);
+    // A release now reaches nobody: the try registered nothing.
+    expect((notifier as unknown as { listeners: number }).listeners).toBe(0);
+  });
+
+  it("a release that lands while a try is still out is not missed: the next try starts at once", async () => {
+    const { deps, notifier, waiters } = setup();
+    let tries = 0;
+    const pending = untilGranted<Answer>(deps, request(5_000), () => {
+      tries += 1;
+      if (tries === 1) {
+        // The holder releases before this refusal reaches the waiter.
+        notifier.released(key, false);
+        return Promise.resolve({ granted: false, retryAfterMs: 900 });
+      }
+      return Promise.resolve({ granted: true, lockId: "L2" });
+    });
+    // No timer has run yet: had the wait gone to sleep, the second try would be 900 ms away.
+    await settle();
+    expect(tries).toBe(2);
+    await expect(pending).resolves.toEqual({ granted: true, lockId: "L2" });
+    expect(waiters.list(key.resource)).toEqual([]);
+  });
+
+  it("a sleeping wait is listed with the waiters and woken by a release", async () => {
+    const { deps, notifier, waiters } = setup();
+    let tries = 0;
+    const pending = untilGranted<Answer>(deps, request(5_000), () => {
+      tries += 1;
+      return Promise.resolve(
+        tries === 1 ? { granted: false, retryAfterMs: 900 } : { granted: true, lockId: "L2" },
+      );
+    });
+    await settle();
+    expect(tries).toBe(1);
+    expect(waiters.list(key.resource).map((w) => w.ownerId)).toEqual(["w1"]);
+    notifier.released(key, false);
+    await settle();
+    expect(tries).toBe(2);
+    await expect(pending).resolves.toEqual({ granted: true, lockId: "L2" });
+    expect(waiters.list(key.resource)).toEqual([]);
+  });
+
+  it("a wait that is never granted fails as a timeout after waitMs, trying at most every retryAfterMs", async () => {
+    const { deps, waiters } = setup();
+    let tries = 0;
+    await expect(
+      untilGranted<Answer>(deps, request(300), () => {
+        tries += 1;
+        return Promise.resolve({ granted: false, retryAfterMs: 100 });
+      }),
+    ).rejects.toBeInstanceOf(LockTimeoutError);
+    // It slept between tries: at least one more try, never more than one per retryAfterMs
+    // (and a last one for the rest of the wait).
+    expect(tries).toBeGreaterThanOrEqual(2);
+    expect(tries).toBeLessThanOrEqual(6);
+    expect(waiters.list(key.resource)).toEqual([]);
+  });
+
+  it("a wait cancelled by its waitId, or by the caller's signal, fails as cancelled", async () => {
+    const { deps, waiters } = setup();
+    const refuse = () => Promise.resolve<Answer>({ granted: false, retryAfterMs: 1_000 });
+    const byId = untilGranted<Answer>(deps, request(5_000), refuse);
+    await settle();
+    expect(waiters.cancel("wait-1", "t1")).toBe(true);
+    await expect(byId).rejects.toBeInstanceOf(WaitCancelledError);
+
+    const caller = new AbortController();
+    const bySignal = untilGranted<Answer>(deps, request(5_000, caller.signal), refuse);
+    await settle();
+    caller.abort();
+    await expect(bySignal).rejects.toBeInstanceOf(WaitCancelledError);
+    expect(waiters.list(key.resource)).toEqual([]);
+  });
+
+  it("a try that throws ends the wait with that error and unlists it", async () => {
+    const { deps, waiters } = setup();
+    await expect(
+      untilGranted<Answer>(deps, request(5_000), () => Promise.reject(new Error("store down"))),
+    ).rejects.toThrow("store down");
+    expect(waiters.list(key.resource)).toEqual([]);
+  });
+});
