@@ -71,10 +71,11 @@ export interface Refusal {
 
 /**
  * Calls `attempt` until it grants. A try (`waitMs` 0) returns its refusal. A wait is listed
- * with the lock waiters, sleeps between tries until a release of the key wakes it (one
- * arriving while a try runs is not missed) or the refusal's `retryAfterMs` (at most
- * {@link RETRY_MAX_MS}) has passed, and throws `LockTimeoutError` when `waitMs` ends
- * without a grant and `WaitCancelledError` when it is cancelled or `signal` aborts.
+ * with the lock waiters, sleeps between tries until a release of the key wakes it or the
+ * refusal's `retryAfterMs` (at most {@link RETRY_MAX_MS}) has passed, and throws
+ * `LockTimeoutError` when `waitMs` ends without a grant and `WaitCancelledError` when it is
+ * cancelled or `signal` aborts. A listed wait hears releases from its start, so one that
+ * lands while a try is out is not missed; without `waiters` it hears them only while asleep.
  */
 export async function untilGranted<T extends { readonly granted: true } | Refusal>(
   deps: WaitDeps,
