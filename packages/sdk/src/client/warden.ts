@@ -12,14 +12,15 @@ import type { WardenOptions } from "../options/warden-options.js";
 import { newOwnerId, runAsOwner } from "../owner/owner-scope.js";
 import type { KnownPolicy } from "../policy/policy-cache.js";
 import "../polyfill/async-dispose.js";
-import { HeldPermits } from "../semaphore/permit.js";
+import type { Permit } from "../semaphore/permit.js";
 import { Semaphore } from "../semaphore/semaphore.js";
-import { HeldRwLeases } from "../rwlock/rw-lease.js";
+import type { RwLease } from "../rwlock/rw-lease.js";
 import { RwLock } from "../rwlock/rw-lock.js";
 import type { ConnectionState } from "../transport/connection.js";
 import { classifyFailure } from "../transport/map-error.js";
 import { buildClient, type ClientParts } from "./build-client.js";
 import type { ClientContext } from "./client-context.js";
+import { HeldGrants } from "./held-grants.js";
 import { clientQuery } from "./client-query.js";
 import type { LockInfo, WaiterInfo, WardenStats } from "./views.js";
 
@@ -37,9 +38,9 @@ export class Warden {
   private readonly renewer: ClientParts["renewer"];
   private closed: Promise<void> | null = null;
   /** Permits of this client's semaphores, released first by close(). */
-  private readonly permits = new HeldPermits();
+  private readonly permits = new HeldGrants<Permit>();
   /** Read-write grants of this client, released first by close(). */
-  private readonly rwLeases = new HeldRwLeases();
+  private readonly rwLeases = new HeldGrants<RwLease>();
 
   /** Prefer {@link createWarden}. Validates `options` (throws `InvalidArgumentError`). */
   constructor(options: WardenOptions) {

@@ -1,6 +1,7 @@
 import { LeaseLostError, NotHolderError, type Tier } from "@warden/contract";
 import type { ClientContext } from "../client/client-context.js";
 import { clientQuery } from "../client/client-query.js";
+import type { HeldGrants } from "../client/held-grants.js";
 import { LazyAbort } from "../lease/lazy-abort.js";
 import { Watchdog } from "../lease/watchdog.js";
 
@@ -26,22 +27,7 @@ export interface RwGrantFacts {
 }
 
 /** The read-write grants a client holds, released by `warden.close()`. */
-export class HeldRwLeases {
-  private readonly held = new Set<RwLease>();
-
-  add(lease: RwLease): void {
-    this.held.add(lease);
-  }
-
-  delete(lease: RwLease): void {
-    this.held.delete(lease);
-  }
-
-  /** Releases every held grant (close: stop renewing, then release at the server). */
-  async releaseAll(): Promise<void> {
-    await Promise.allSettled([...this.held].map((lease) => lease.release()));
-  }
-}
+export type HeldRwLeases = HeldGrants<RwLease>;
 
 /** Renews a grant once at the server; what its watchdog and the wait confirmation call. */
 export async function renewRwGrant(

@@ -1,6 +1,7 @@
 import { InvalidArgumentError, LeaseLostError, NotHolderError, type Tier } from "@warden/contract";
 import type { ClientContext } from "../client/client-context.js";
 import { clientQuery } from "../client/client-query.js";
+import type { HeldGrants } from "../client/held-grants.js";
 import { LazyAbort } from "../lease/lazy-abort.js";
 import { Watchdog } from "../lease/watchdog.js";
 
@@ -23,22 +24,7 @@ export interface PermitGrantFacts {
 }
 
 /** The permits a client holds, released by `warden.close()`. */
-export class HeldPermits {
-  private readonly held = new Set<Permit>();
-
-  add(permit: Permit): void {
-    this.held.add(permit);
-  }
-
-  delete(permit: Permit): void {
-    this.held.delete(permit);
-  }
-
-  /** Releases every held permit (close: stop renewing, then release at the server). */
-  async releaseAll(): Promise<void> {
-    await Promise.allSettled([...this.held].map((permit) => permit.release()));
-  }
-}
+export type HeldPermits = HeldGrants<Permit>;
 
 /**
  * A semaphore permit grant held by this client (docs/decisions/0161): `permits` of the
