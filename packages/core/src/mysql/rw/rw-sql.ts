@@ -1,5 +1,6 @@
 import { FENCE_LAYOUT } from "@warden/contract";
 import { COUNTER_HEADROOM } from "../sql/acquire-lock.js";
+import { TTL_MS } from "../sql/lease-columns.js";
 
 /**
  * The statements of the MySQL tier's read-write lock (decision 0165). Every decision on a
@@ -25,7 +26,7 @@ const INTENTS_OF_KEY =
 const GRANT_COLUMNS = `lock_id, mode, client_id, owner_id, CAST(fence AS CHAR) AS fence, reentry, renewals,
   CAST(ROUND(UNIX_TIMESTAMP(granted_at) * 1000) AS UNSIGNED) AS granted_ms,
   CAST(ROUND(UNIX_TIMESTAMP(expires_at) * 1000) AS UNSIGNED) AS expires_ms,
-  GREATEST(0, TIMESTAMPDIFF(MICROSECOND, NOW(3), expires_at) DIV 1000) AS ttl_ms`;
+  ${TTL_MS}`;
 
 /**
  * The first round trip of an acquire, inside its transaction: create and lock the key's row,

@@ -1,3 +1,5 @@
+import { TTL_MS } from "../sql/lease-columns.js";
+
 /**
  * Statements of the MySQL tier's semaphore (docs/decisions/0160). An acquire is one
  * transaction that first locks the key's `mysql_semaphore` row, so every decision on a key
@@ -33,7 +35,7 @@ export const PERMIT_COLUMNS = `lock_id, client_id, owner_id, permits,
   CAST(fence AS CHAR) AS fence, renewals,
   CAST(ROUND(UNIX_TIMESTAMP(granted_at) * 1000) AS UNSIGNED) AS granted_ms,
   CAST(ROUND(UNIX_TIMESTAMP(expires_at) * 1000) AS UNSIGNED) AS expires_ms,
-  GREATEST(0, TIMESTAMPDIFF(MICROSECOND, NOW(3), expires_at) DIV 1000) AS ttl_ms`;
+  ${TTL_MS}`;
 
 /** Creates the key's row if missing (its own autocommit statement: no gap locks inside the transaction). Parameters: resource, business_key, total. */
 export const ENSURE_KEY = `INSERT IGNORE INTO mysql_semaphore (resource, business_key, last_fence, total_permits)
