@@ -380,7 +380,10 @@ export class LockConnection {
       const reply = await ops.acquire(caller, input, signal);
       if (reply.granted) return reply;
       // The policy is cached: a fair resource's key is never refused locally (waiters queue).
-      const { fair } = await this.services.registry.resolve(input.resource, caller.principal);
+      const { registry } = this.services;
+      const { fair } =
+        registry.resolveCached(input.resource, caller.principal) ??
+        (await registry.resolve(input.resource, caller.principal));
       if (fair || reply.ttlMs <= 0 || freed) return { ...reply, watch: false };
       kept = this.watch(key, reply.ttlMs);
       return { ...reply, watch: kept };

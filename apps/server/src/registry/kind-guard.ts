@@ -5,7 +5,10 @@ import type { ResourceRegistry } from "./resource-registry.js";
 import type { ResourceView } from "./resource-view.js";
 
 /** The registry reads an operation of one resource kind makes. */
-export type KindRegistry = Pick<ResourceRegistry, "resolve" | "get">;
+export type KindRegistry = Pick<
+  ResourceRegistry,
+  "resolve" | "get" | "resolveCached" | "getCached"
+>;
 
 const HOW: Record<ResourceKind, string> = {
   mutex: "use the lock calls (warden.acquire, withLock, lock.*)",
@@ -32,9 +35,15 @@ export function registryOfKind(registry: KindRegistry, kind: ResourceKind): Kind
     if (resource.kind !== kind) throw wrongKind(resource, kind);
     return resource;
   };
+  const checkCached = (resource: ResourceView | undefined) =>
+    resource === undefined ? undefined : check(resource);
   return {
     resolve: async (name: string, principal: Principal) =>
       check(await registry.resolve(name, principal)),
     get: async (name: string, principal: Principal) => check(await registry.get(name, principal)),
+    resolveCached: (name: string, principal: Principal) =>
+      checkCached(registry.resolveCached(name, principal)),
+    getCached: (name: string, principal: Principal) =>
+      checkCached(registry.getCached(name, principal)),
   };
 }

@@ -83,7 +83,9 @@ export function acquireUseCase(deps: Deps) {
     signal: AbortSignal,
   ): Promise<AcquireReply> {
     const clientId = clientIdOf(caller);
-    const resource = await deps.registry.resolve(input.resource, caller.principal);
+    const resource =
+      deps.registry.resolveCached(input.resource, caller.principal) ??
+      (await deps.registry.resolve(input.resource, caller.principal));
     const leaseMs = input.leaseMs ?? resource.defaultLeaseMs;
     if (leaseMs > resource.maxLeaseMs) {
       throw new InvalidArgumentError(

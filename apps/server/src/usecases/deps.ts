@@ -4,13 +4,13 @@ import type { LockService } from "../locks/lock-service.js";
 import type { TieredLocks } from "../locks/tiered-locks-port.js";
 import type { WaitQueues } from "../locks/wait-queues.js";
 import type { Metrics } from "../metrics/metrics.js";
-import type { ResourceRegistry } from "../registry/resource-registry.js";
+import type { KindRegistry } from "../registry/kind-guard.js";
 import type { LeaseTracker } from "../stats/lease-tracker.js";
 import type { StatsCollector } from "../stats/stats-collector.js";
 
 /** Everything the lock use cases may use; each takes only the members it needs. */
 export interface LockUseCaseDeps {
-  readonly registry: Pick<ResourceRegistry, "resolve" | "get">;
+  readonly registry: KindRegistry;
   readonly locks: Pick<TieredLocks, "tier" | "release" | "extend" | "inspect" | "inspectDelay">;
   readonly lockService: Pick<LockService, "acquire" | "cancelWait">;
   readonly waiters: Pick<WaitQueues, "cancel">;

@@ -20,7 +20,9 @@ export function extendUseCase(deps: Deps) {
   return async function extend(caller: LockCaller, input: ExtendInput): Promise<ExtendReply> {
     const tenantId = caller.principal.tenantId;
     const app = deps.metrics.apps.of(caller.principal);
-    const resource = await deps.registry.resolve(input.resource, caller.principal);
+    const resource =
+      deps.registry.resolveCached(input.resource, caller.principal) ??
+      (await deps.registry.resolve(input.resource, caller.principal));
     const leaseMs = input.leaseMs ?? resource.defaultLeaseMs;
     if (leaseMs > resource.maxLeaseMs) {
       throw new InvalidArgumentError(

@@ -10,7 +10,9 @@ type Deps = Pick<LockUseCaseDeps, "registry" | "locks">;
  */
 export function inspectUseCase(deps: Deps) {
   return async function inspect(caller: LockCaller, input: LockKeyInput): Promise<InspectReply> {
-    await deps.registry.get(input.resource, caller.principal);
+    if (!deps.registry.getCached(input.resource, caller.principal)) {
+      await deps.registry.get(input.resource, caller.principal);
+    }
     const lease = await deps.locks.inspect({
       resource: input.resource,
       businessKey: input.businessKey,

@@ -14,7 +14,9 @@ type Deps = Pick<LockUseCaseDeps, "registry" | "locks" | "tracker" | "metrics" |
 export function releaseUseCase(deps: Deps) {
   return async function release(caller: LockCaller, input: ReleaseInput): Promise<ReleaseReply> {
     // Retired resources still release: their holders must be able to let go.
-    await deps.registry.get(input.resource, caller.principal);
+    if (!deps.registry.getCached(input.resource, caller.principal)) {
+      await deps.registry.get(input.resource, caller.principal);
+    }
     // Looked up before the release, which forgets the lease.
     const fence = deps.logger.isLevelEnabled("debug")
       ? (deps.tracker.find(input, input.lockId)?.fence ?? null)

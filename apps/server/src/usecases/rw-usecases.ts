@@ -273,7 +273,9 @@ export function createRwUseCases(deps: RwUseCaseDeps): RwUseCases {
     signal: AbortSignal,
   ): Promise<RwAcquireReply> {
     const clientId = clientIdOf(caller);
-    const resource = await deps.registry.resolve(input.resource, caller.principal);
+    const resource =
+      deps.registry.resolveCached(input.resource, caller.principal) ??
+      (await deps.registry.resolve(input.resource, caller.principal));
     const leaseMs = leaseOf(resource, input.leaseMs);
     const holder: Holder = { clientId, ownerId: input.ownerId };
     const key = { resource: resource.name, businessKey: input.businessKey };
@@ -401,7 +403,9 @@ export function createRwUseCases(deps: RwUseCaseDeps): RwUseCases {
   }
 
   async function release(caller: LockCaller, input: RwReleaseInput): Promise<RwReleaseReply> {
-    const resource = await deps.registry.get(input.resource, caller.principal);
+    const resource =
+      deps.registry.getCached(input.resource, caller.principal) ??
+      (await deps.registry.get(input.resource, caller.principal));
     const key = { resource: resource.name, businessKey: input.businessKey };
     const watched = expiry.lookup(input.lockId);
     let result;
@@ -465,7 +469,9 @@ export function createRwUseCases(deps: RwUseCaseDeps): RwUseCases {
   }
 
   async function extend(caller: LockCaller, input: RwExtendInput): Promise<RwExtendReply> {
-    const resource = await deps.registry.resolve(input.resource, caller.principal);
+    const resource =
+      deps.registry.resolveCached(input.resource, caller.principal) ??
+      (await deps.registry.resolve(input.resource, caller.principal));
     const leaseMs = leaseOf(resource, input.leaseMs);
     try {
       await checkRenewalLimit(resource, input);
@@ -536,7 +542,9 @@ export function createRwUseCases(deps: RwUseCaseDeps): RwUseCases {
   }
 
   async function inspect(caller: LockCaller, input: RwKeyInput): Promise<RwInspectReply> {
-    const resource = await deps.registry.get(input.resource, caller.principal);
+    const resource =
+      deps.registry.getCached(input.resource, caller.principal) ??
+      (await deps.registry.get(input.resource, caller.principal));
     const view = await deps.rw.inspect({
       resource: resource.name,
       businessKey: input.businessKey,

@@ -214,7 +214,9 @@ export function createSemaphoreUseCases(
     signal: AbortSignal,
   ): Promise<SemaphoreAcquireReply> {
     const clientId = clientIdOf(caller);
-    const resource = await deps.registry.resolve(input.resource, caller.principal);
+    const resource =
+      deps.registry.resolveCached(input.resource, caller.principal) ??
+      (await deps.registry.resolve(input.resource, caller.principal));
     const totalPermits = totalOf(resource);
     const permits = input.permits ?? 1;
     if (permits > totalPermits) {
@@ -347,7 +349,9 @@ export function createSemaphoreUseCases(
     caller: LockCaller,
     input: SemaphoreReleaseInput,
   ): Promise<SemaphoreReleaseReply> {
-    const resource = await deps.registry.get(input.resource, caller.principal);
+    const resource =
+      deps.registry.getCached(input.resource, caller.principal) ??
+      (await deps.registry.get(input.resource, caller.principal));
     const key = { resource: resource.name, businessKey: input.businessKey };
     let view: PermitRelease;
     try {
@@ -378,7 +382,9 @@ export function createSemaphoreUseCases(
     caller: LockCaller,
     input: SemaphoreExtendInput,
   ): Promise<SemaphoreExtendReply> {
-    const resource = await deps.registry.resolve(input.resource, caller.principal);
+    const resource =
+      deps.registry.resolveCached(input.resource, caller.principal) ??
+      (await deps.registry.resolve(input.resource, caller.principal));
     const leaseMs = leaseOf(resource, input.leaseMs);
     const key = { resource: resource.name, businessKey: input.businessKey };
     try {
@@ -455,7 +461,9 @@ export function createSemaphoreUseCases(
     caller: LockCaller,
     input: SemaphoreKeyInput,
   ): Promise<SemaphoreInspectReply> {
-    const resource = await deps.registry.get(input.resource, caller.principal);
+    const resource =
+      deps.registry.getCached(input.resource, caller.principal) ??
+      (await deps.registry.get(input.resource, caller.principal));
     const views = await deps.semaphores.inspect({
       resource: resource.name,
       businessKey: input.businessKey,
