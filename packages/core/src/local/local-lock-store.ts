@@ -170,6 +170,15 @@ export class LocalLockStore implements LockStore {
     return view;
   }
 
+  /**
+   * True when no lease is stored at all (an expired one not yet swept counts as stored):
+   * a caller can then skip {@link inspect} without a promise. While a server is reachable
+   * an SDK's local store is empty, so its acquires ask this first.
+   */
+  get empty(): boolean {
+    return this.leases.size === 0;
+  }
+
   async inspect(input: LockKey): Promise<LeaseView | null> {
     const key = validateLockKey(input);
     const now = performance.now();

@@ -86,13 +86,10 @@ async function acquireUntraced(
   try {
     const deadline = monotonicNow() + request.waitMs;
     for (let retry = 0; ; retry++) {
-      const free = await waitForLocalHolders(ctx, {
-        resource,
-        businessKey,
-        ownerId,
-        deadline,
-        signal,
-      });
+      // An empty local store has no holder to wait for: no promise on the common path.
+      const free =
+        ctx.localStore.empty ||
+        (await waitForLocalHolders(ctx, { resource, businessKey, ownerId, deadline, signal }));
       if (!free) return notGranted(request, mode);
       const waitMs = Math.max(0, Math.floor(deadline - monotonicNow()));
       const attempt = await remoteAttempt(ctx, { ...request, ownerId, waitMs });

@@ -24,6 +24,17 @@ export type RemoteAttempt =
   /** The caller's signal aborted before anything was sent, or the wait was withdrawn. */
   | { readonly kind: "aborted" };
 
+/** `lock.acquire`'s input as this module sends it. */
+interface AcquireWire {
+  resource: string;
+  businessKey: string;
+  ownerId: string;
+  waitMs: number;
+  leaseMs?: number;
+  waitId?: string;
+  watch?: true;
+}
+
 /** One acquire as sent to the server. */
 export interface RemoteAttemptRequest {
   readonly resource: string;
@@ -49,15 +60,17 @@ export async function remoteAttempt(
   const waitId = request.waitMs > 0 ? newWaitId() : undefined;
   // A try asks the server to watch the key if refused, for the short-circuit.
   const watch = request.waitMs === 0 && ctx.shortCircuit.enabledFor(request.resource);
-  const input = {
+  // Built in place: the optional fields are set only when they have a value, without the
+  // temporary objects of conditional spreads (one lock call, one object).
+  const input: AcquireWire = {
     resource: request.resource,
     businessKey: request.businessKey,
     ownerId: request.ownerId,
     waitMs: request.waitMs,
-    ...(request.leaseMs === undefined ? {} : { leaseMs: request.leaseMs }),
-    ...(waitId === undefined ? {} : { waitId }),
-    ...(watch ? { watch: true } : {}),
   };
+  if (request.leaseMs !== undefined) input.leaseMs = request.leaseMs;
+  if (waitId !== undefined) input.waitId = waitId;
+  if (watch) input.watch = true;
   let sentAt: number | null = null;
   let settled = false;
   const onAbort = () => {

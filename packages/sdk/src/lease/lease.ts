@@ -127,7 +127,8 @@ export class Lease implements LeaseFacts {
     if (this.status === "released") return;
     const wasHeld = this.status === "held";
     this.status = "released";
-    await this.watchdog.stop();
+    const renewal = this.watchdog.stop();
+    if (renewal) await renewal;
     if (wasHeld) this.lifecycle.ended(this);
     if (this.lifecycle.releasing(this)) await this.backend.release(this);
   }

@@ -53,6 +53,8 @@ export class Watchdog {
   private stopped = false;
   private busy = false;
   private inflight: Promise<void> = Promise.resolve();
+  /** True from a renewal's start until `inflight` has settled. */
+  private renewing = false;
   private leaseMs: number | undefined;
   private periodMs: number;
   private marginMs: number;
@@ -92,19 +94,33 @@ export class Watchdog {
       this.marginMs = Math.min(this.settings.safetyMarginMs, leaseMs / 3);
     }
     const attempt = this.renewOnce();
-    this.inflight = attempt.then(
-      () => undefined,
-      (error: unknown) => this.afterFailure(error),
+    this.track(
+      attempt.then(
+        () => undefined,
+        (error: unknown) => this.afterFailure(error),
+      ),
     );
     await attempt;
   }
 
-  /** Stops renewing; resolves once a renewal in flight has settled (stop BEFORE release). */
-  async stop(): Promise<void> {
+  /**
+   * Stops renewing (stop BEFORE release). Returns the renewal in flight, to await before
+   * releasing, or undefined when there is none: most leases end between renewals, and a
+   * release should not pay for a promise it does not need.
+   */
+  stop(): Promise<void> | undefined {
     this.stopped = true;
     this.cancelRenewal();
     clearTimeout(this.deadlineTimer);
-    await this.inflight;
+    return this.renewing ? this.inflight : undefined;
+  }
+
+  private track(renewal: Promise<void>): void {
+    this.inflight = renewal;
+    this.renewing = true;
+    void renewal.then(() => {
+      if (this.inflight === renewal) this.renewing = false;
+    });
   }
 
   private scheduleRenewal(at: number): void {
@@ -128,9 +144,11 @@ export class Watchdog {
     const { maxRenewals } = this.settings;
     // Out of renewals: the lease runs out and the deadline timer reports it.
     if (maxRenewals !== null && this.renewals >= maxRenewals) return;
-    this.inflight = this.renewOnce().then(
-      () => undefined,
-      (error: unknown) => this.afterFailure(error),
+    this.track(
+      this.renewOnce().then(
+        () => undefined,
+        (error: unknown) => this.afterFailure(error),
+      ),
     );
   }
 
