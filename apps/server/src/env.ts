@@ -121,6 +121,11 @@ const envSchema = z
     WARDEN_ALERT_EVALUATE_MS: int(1_000, 600_000).default(10_000),
     /** The console's base URL, for links in alert notifications. */
     WARDEN_ALERT_CONSOLE_URL: z.string().url().optional(),
+    /**
+     * Node's own options. The server reads them only to see whether its node flags
+     * (runtime/node-flags.ts) were given there rather than on the command line.
+     */
+    NODE_OPTIONS: z.string().default(""),
     /** First-run admin operator (with WARDEN_ADMIN_PASSWORD). */
     WARDEN_ADMIN_USER: z
       .string()

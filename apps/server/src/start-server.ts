@@ -12,6 +12,7 @@ import { RedisReleaseBridge } from "./locks/redis-release-bridge.js";
 import { redisTopologyOf } from "./locks/redis-topology.js";
 import { RedisFleetTransport } from "./live/redis-fleet-transport.js";
 import { appRouter } from "./routers/_app.js";
+import { missingNodeFlags } from "./runtime/node-flags.js";
 import { createServices, type ServicesHandle } from "./services.js";
 import { openRwLocks } from "./usecases/rw-stores.js";
 
@@ -93,6 +94,12 @@ export async function startServer(env: Env): Promise<RunningServer> {
     subscriptionPathsOf(appRouter._def.procedures),
   );
   logger.info({ url: http.url, tier: locks.tier }, "warden server listening");
+  const missing = missingNodeFlags(process.execArgv, env.NODE_OPTIONS);
+  if (missing.length > 0)
+    logger.warn(
+      { missing },
+      "node was started without the server's flags: each lock call costs more CPU; bin/warden-server.js passes them",
+    );
   const strayDriverErrors = new Counter({
     name: "warden_db_driver_stray_errors_total",
     help: "Errors of the database driver's connections that no query awaited (a socket closed under an idle or destroyed connection); logged, not fatal",

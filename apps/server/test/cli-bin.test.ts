@@ -1,5 +1,5 @@
-// The deployable as an operator runs it: the build, then the `warden-admin` and `warden-server` bins
-// with plain node — migrate onto a database that does not exist yet, register a tenant and a
+// The deployable as an operator runs it: the build, then the `warden-admin` bin with plain node
+// and the `warden-server` bin through its shebang — migrate onto a database that does not exist yet, register a tenant and a
 // resource, start the server, see it ready, stop it with SIGTERM.
 import { execFile, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -70,11 +70,12 @@ it("`warden-admin` migrates a missing database and registers a tenant and a reso
   expect(usage).toMatchObject({ code: 2 });
 
   const port = await freePort();
-  const child = spawn(process.execPath, ["bin/warden-server.js"], {
+  // Executed, not passed to node: the shebang's `env -S node <flags>` is what an operator gets.
+  const child = spawn(join(serverDir, "bin", "warden-server.js"), [], {
     cwd: serverDir,
-    stdio: ["ignore", "ignore", "pipe"],
+    stdio: ["ignore", "pipe", "pipe"],
     env: {
-      PATH: process.env.PATH ?? "",
+      PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ""}`,
       DATABASE_URL: databaseUrl,
       REDIS_URL: redis.url,
       WARDEN_HOST: "127.0.0.1",
@@ -86,7 +87,9 @@ it("`warden-admin` migrates a missing database and registers a tenant and a reso
     },
   });
   let stderr = "";
+  let stdout = "";
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
   try {
     let ready: Response | null = null;
@@ -101,4 +104,6 @@ it("`warden-admin` migrates a missing database and registers a tenant and a reso
     child.kill("SIGTERM");
   }
   expect(await exited).toBe(0);
+  // Logged at warn when the process lacks SERVER_NODE_FLAGS; the shebang passes them.
+  expect(stdout + stderr).not.toContain("started without the server's flags");
 }, 120_000);
