@@ -2,6 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { SERVER_NODE_FLAGS } from "@warden/server/node-flags";
 import type { CpuProfile } from "../profile/cpu-profile.js";
 import type { ProfileRequest } from "../profile/inspector-profiler.js";
 import { ForkedChild } from "./forked-child.js";
@@ -33,9 +34,9 @@ const READY_TIMEOUT_MS = 60_000;
 const STOP_GRACE_MS = 20_000;
 
 /**
- * Starts `@warden/server` in a child process on a free loopback port, configured through
- * its env like a deployment, with an audit spool in a temp dir and logs at `warn` (logging
- * every call at `info` would measure pino, not Warden).
+ * Starts `@warden/server` in a child process on a free loopback port, with the bin's node
+ * flags, configured through its env like a deployment, with an audit spool in a temp dir and
+ * logs at `warn` (logging every call at `info` would measure pino, not Warden).
  */
 export async function startServerProcess(options: ServerProcessOptions): Promise<ServerProcess> {
   const spoolDir = await mkdtemp(join(tmpdir(), "warden-bench-spool-"));
@@ -56,6 +57,8 @@ export async function startServerProcess(options: ServerProcessOptions): Promise
     child = await ForkedChild.fork(fileURLToPath(new URL("./server-child.ts", import.meta.url)), {
       label: "warden server",
       env,
+      // The flags the `warden-server` bin runs with: the bench measures the deployed process.
+      nodeFlags: SERVER_NODE_FLAGS,
       readyTimeoutMs: READY_TIMEOUT_MS,
     });
   } catch (error) {
