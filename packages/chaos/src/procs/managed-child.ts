@@ -12,6 +12,8 @@ export interface ChildSpec {
   readonly entry: string;
   /** Extra preload modules (absolute `.ts` paths), loaded after tsx and the parent watch. */
   readonly preloads?: readonly string[];
+  /** Node flags before the imports, e.g. the server's `SERVER_NODE_FLAGS`. */
+  readonly nodeFlags?: readonly string[];
   /** Variables on top of a minimal base environment (PATH, HOME, locale, temp dir). */
   readonly env: Readonly<Record<string, string>>;
   /** stderr, and stdout unless `onLine` takes it, appended here. */
@@ -73,7 +75,7 @@ export class ManagedChild {
     );
     this.child = spawn(
       process.execPath,
-      [...imports.flatMap((url) => ["--import", url]), spec.entry],
+      [...(spec.nodeFlags ?? []), ...imports.flatMap((url) => ["--import", url]), spec.entry],
       {
         env: { ...baseEnv, ...spec.env },
         cwd: spec.cwd,

@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { SERVER_NODE_FLAGS } from "@warden/server/node-flags";
 import type { EventLog } from "../log/event-log.js";
 import { ManagedChild } from "../procs/managed-child.js";
 
@@ -46,6 +47,8 @@ export class WardenServer {
       id,
       entry: SERVER_MAIN,
       preloads: [NAT_HOOK],
+      // The flags the `warden-server` bin runs with: faults hit the process operators deploy.
+      nodeFlags: SERVER_NODE_FLAGS,
       env: {
         ...this.spec.env,
         WARDEN_PORT: String(this.spec.port),
