@@ -1,7 +1,8 @@
 /**
  * Node flags the server process runs with (docs/decisions/0210). `bin/warden-server.js`'s
- * shebang, the package's `start` script and `deploy/systemd/warden-server.service` pass them;
- * `test/node-flags.test.ts` checks they agree with this list.
+ * shebang, the package's `start` and `dev` scripts, `deploy/systemd/warden-server.service`
+ * and the demo's `start` pass them (`test/node-flags.test.ts` checks they agree with this
+ * list); the bench and the chaos stack import it for the servers they start.
  *
  * A lock call allocates a few KB that die within milliseconds, while leases, waiters and the
  * audit batch live longer. With V8's default young generation (16 MB semi-spaces) the server
@@ -13,8 +14,8 @@ export const SERVER_NODE_FLAGS: readonly string[] = ["--max-semi-space-size=32"]
 
 /**
  * The flags of {@link SERVER_NODE_FLAGS} whose option a process was started without, on its
- * command line (`process.execArgv`) or in `NODE_OPTIONS`. An option given with another value counts as given:
- * that is the operator's choice.
+ * command line (`process.execArgv`) or in `NODE_OPTIONS`. An option given with another value
+ * counts as given: that is the operator's choice.
  */
 export function missingNodeFlags(execArgv: readonly string[], nodeOptions: string): string[] {
   const given = [...execArgv, ...nodeOptions.split(/\s+/)].map(optionName);
