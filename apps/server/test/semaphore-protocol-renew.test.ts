@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import WebSocket from "ws";
 import { startHttpServer, type HttpServerHandle } from "../src/http/server.js";
-import { LOCK_SUBPROTOCOL } from "../src/protocol/wire.js";
 import {
   registerResource,
   startHarness,
@@ -9,6 +7,7 @@ import {
   type Harness,
   type TenantHandle,
 } from "./support/harness.js";
+import { connectLockClient, type RenewResult } from "./support/lock-client.js";
 
 // Permits in the lock socket's bulk `renew` command (docs/decisions/0162): items with
 // `kind: "permit"` renew semaphore permit grants through the semaphore use case, each
@@ -35,41 +34,9 @@ afterAll(async () => {
   await h?.close();
 });
 
-type Entry = [number, 0 | 1 | string, unknown];
-interface RenewResult {
-  ttlMs?: number;
-  expiresAt?: number;
-  error?: { data: { wardenCode: string; path?: string; details?: Record<string, unknown> } };
-}
-
 /** A bare client of the batched lock protocol. */
-async function connect(apiKey: string, clientId = "renew-client") {
-  const ws = new WebSocket(`${http.url.replace("http", "ws")}/trpc`, LOCK_SUBPROTOCOL);
-  const entries: Entry[] = [];
-  ws.on("message", (data: Buffer) => {
-    for (const entry of JSON.parse(data.toString("utf8")) as Entry[]) entries.push(entry);
-  });
-  await new Promise<void>((resolve, reject) => {
-    ws.once("open", () => resolve());
-    ws.once("error", reject);
-  });
-  ws.send(JSON.stringify({ hello: { apiKey, clientId } }));
-  let nextId = 1;
-  return {
-    ws,
-    /** Sends commands in one frame and resolves with their answers, by position. */
-    async send(...commands: [string, unknown][]): Promise<Entry[]> {
-      const ids = commands.map(() => nextId++);
-      ws.send(JSON.stringify(commands.map(([op, input], i) => [ids[i], op, input])));
-      const deadline = Date.now() + 10_000;
-      for (;;) {
-        const found = ids.map((id) => entries.find((entry) => entry[0] === id));
-        if (found.every((entry) => entry !== undefined)) return found;
-        if (Date.now() > deadline) throw new Error("no answer within 10 s");
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-    },
-  };
+function connect(apiKey: string, clientId = "renew-client") {
+  return connectLockClient(http.url, apiKey, clientId);
 }
 
 async function registerSemaphore(t: TenantHandle, maxRenewals: number | null = null) {
