@@ -40,17 +40,20 @@ import {
   MAX_INFLIGHT_PER_CONNECTION,
   MAX_RENEW_ITEMS,
   MAX_WATCHES_PER_CONNECTION,
+  RENEW_KINDS,
+  type RenewKind,
 } from "./wire.js";
 
 // Built once: every command of every frame is checked against the wire contract's schemas.
-// An item with `kind: "permit"` renews a semaphore permit grant (docs/decisions/0162).
+// An item with `kind: "permit"` renews a semaphore permit grant (docs/decisions/0162), one
+// with `kind: "rwlock"` a read-write lock grant (docs/decisions/0211).
 const renewInput = z.object({
   items: z
-    .array(extendInputSchema.extend({ kind: z.literal("permit").optional() }))
+    .array(extendInputSchema.extend({ kind: z.enum(RENEW_KINDS).optional() }))
     .min(1)
     .max(MAX_RENEW_ITEMS),
 });
-type RenewEntry = ExtendInput & { readonly kind?: "permit" };
+type RenewEntry = ExtendInput & { readonly kind?: RenewKind };
 const callInput = z.tuple([z.enum(["query", "mutation"]), z.string().max(100), z.unknown()]);
 const helloInput = z.object({
   hello: z.object({
@@ -68,7 +71,11 @@ const WATCH_SWEEP_MS = 1_000;
 type Entry =
   | readonly [number, 0 | 1, unknown]
   | readonly [0, "released", string[][]]
-  | readonly [0, "limits", { readonly maxFrameBytes: number }]
+  | readonly [
+      0,
+      "limits",
+      { readonly maxFrameBytes: number; readonly renewKinds: readonly RenewKind[] },
+    ]
   | readonly [0, "revoke", RevokePush]
   | readonly [0, "draining", null];
 
@@ -165,8 +172,9 @@ export class LockConnection {
       this.apiKey = hello.data.hello.apiKey ?? null;
       this.clientId = hello.data.hello.clientId ?? null;
       this.ctx = this.deps.contextOf(hello.data.hello);
-      // The client sizes its frames by this server's limit, not by a guess.
-      this.push([0, "limits", { maxFrameBytes: this.deps.maxFrameBytes }]);
+      // The client sizes its frames by this server's limit, not by a guess, and sends in
+      // `renew` only the item kinds this server names (docs/decisions/0211).
+      this.push([0, "limits", { maxFrameBytes: this.deps.maxFrameBytes, renewKinds: RENEW_KINDS }]);
       return;
     }
     if (!Array.isArray(parsed)) return this.violation("a frame must be an array of commands");
@@ -426,17 +434,25 @@ export class LockConnection {
 
   private async renewItems(caller: LockCaller, items: RenewEntry[]) {
     const results = await Promise.all(
-      items.map((item) =>
-        item.kind === "permit"
-          ? this.renewPermit(caller, item).then(
+      items.map((item) => {
+        switch (item.kind) {
+          case "permit":
+            return this.renewPermit(caller, item).then(
               ({ permit }) => ({ ttlMs: permit.ttlMs, expiresAt: permit.expiresAt }),
               (error: unknown) => ({ error: this.shapeOf(error, "semaphore.extend", item) }),
-            )
-          : this.services.lockUseCases.extend(caller, item).then(
+            );
+          case "rwlock":
+            return this.renewRwGrant(caller, item).then(
+              ({ grant }) => ({ ttlMs: grant.ttlMs, expiresAt: grant.expiresAt }),
+              (error: unknown) => ({ error: this.shapeOf(error, "rwlock.extend", item) }),
+            );
+          case undefined:
+            return this.services.lockUseCases.extend(caller, item).then(
               (lease) => ({ ttlMs: lease.ttlMs, expiresAt: lease.expiresAt }),
               (error: unknown) => ({ error: this.shapeOf(error, "lock.extend", item) }),
-            ),
-      ),
+            );
+        }
+      }),
     );
     return { results, currentTier: this.services.locks.tier };
   }
@@ -447,6 +463,16 @@ export class LockConnection {
     if (!semaphores) throw new LockUnavailableError("this server was started without semaphores");
     const { kind: _kind, ...input } = item;
     return semaphores.extend(caller, input);
+  }
+
+  /** One read-write grant of a `renew` command, through the rwlock use case (decision 0211). */
+  private async renewRwGrant(caller: LockCaller, item: RenewEntry) {
+    const rwLocks = this.services.rwUseCases;
+    if (!rwLocks) {
+      throw new LockUnavailableError("this server was started without read-write locks");
+    }
+    const { kind: _kind, ...input } = item;
+    return rwLocks.extend(caller, input);
   }
 
   /**
@@ -722,7 +748,7 @@ function plainRenew(raw: unknown): { items: RenewEntry[] } | null {
     const input = plainExtend(item);
     if (!input) return null;
     const kind = (item as { kind?: unknown }).kind;
-    if (kind === "permit") plain.push({ ...input, kind });
+    if (kind === "permit" || kind === "rwlock") plain.push({ ...input, kind });
     else if (kind === undefined) plain.push(input);
     else return null;
   }

@@ -12,7 +12,8 @@
  * - server: an array of entries, `[id, 0, result]`, `[id, 1, error]` (the same error
  *   shape the tRPC API answers with), `[0, "released", [[resource, businessKey], …]]`
  *   (keys this connection asked to watch were freed), or, once after the hello,
- *   `[0, "limits", { maxFrameBytes }]` (the largest message the server takes), or
+ *   `[0, "limits", { maxFrameBytes, renewKinds }]` (the largest message the server takes,
+ *   and the grant kinds its `renew` command takes besides locks), or
  *   `[0, "revoke", { resource, businessKey, lockId, reason, requestedBy, at }]` (someone asks
  *   this client to release the grant `lockId`; only a request, the lease is untouched:
  *   docs/decisions/0176-cooperative-revocation.md), or `[0, "draining", null]` (this instance
@@ -34,6 +35,15 @@ export const MAX_COMMANDS_PER_FRAME = 512;
 
 /** At most this many leases per `renew` command. */
 export const MAX_RENEW_ITEMS = 1_000;
+
+/**
+ * Kinds of grant a `renew` item may name besides a lock (no `kind`): `permit` (decision
+ * 0162) and `rwlock` (decision 0211). The server lists them in its `limits` push; an SDK
+ * puts an `rwlock` item in a `renew` only for a server that listed it, because an item of a
+ * kind a server does not know makes that server refuse the whole command.
+ */
+export const RENEW_KINDS = ["permit", "rwlock"] as const;
+export type RenewKind = (typeof RENEW_KINDS)[number];
 
 /** Commands in progress per connection past which the server stops reading from it. */
 export const MAX_INFLIGHT_PER_CONNECTION = 4_096;
