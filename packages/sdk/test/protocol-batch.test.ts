@@ -61,6 +61,7 @@ describe("batched lock protocol", () => {
     expect(client.frames.filter((frame) => frame.some((entry) => entry[0] !== 0))).toHaveLength(1);
     expect(client.frames.flat().find((entry) => entry[1] === "limits")?.[2]).toEqual({
       maxFrameBytes: 64 * 1024,
+      renewKinds: ["permit", "rwlock"],
     });
     const [, ok1, grant] = replies.get(1)!;
     expect(ok1).toBe(0);

@@ -3,6 +3,17 @@ import type { Tier } from "@warden/contract";
 import type { Connection } from "../transport/connection.js";
 import type { RenewItem, RenewReply } from "../transport/lock-socket.js";
 
+/**
+ * A renewal the bulk command did not carry: the socket's server has not named the item's
+ * kind (docs/decisions/0211). Nothing was sent for it; renew it by a single call.
+ */
+export class RenewKindUnsentError extends Error {
+  constructor(kind: string | undefined) {
+    super(`this server's renew command does not take ${kind ?? "lock"} items`);
+    this.name = "RenewKindUnsentError";
+  }
+}
+
 interface Queued {
   readonly item: RenewItem;
   readonly resolve: (value: { ttlMs: number; expiresAt: number }) => void;
@@ -78,13 +89,15 @@ export class BulkRenewer {
       )
       .then(
         (reply: RenewReply) => {
-          this.noteTier(reply.currentTier);
+          if (reply.currentTier !== null) this.noteTier(reply.currentTier);
           chunk.forEach((queued, index) => {
             const result = reply.results[index];
             if (!result) {
               queued.reject(
                 new Error("the server's bulk renewal answer has no entry for this lease"),
               );
+            } else if (result.unsent) {
+              queued.reject(new RenewKindUnsentError(queued.item.kind));
             } else if (result.error) {
               queued.reject(TRPCClientError.from({ error: result.error }));
             } else {

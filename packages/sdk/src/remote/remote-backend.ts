@@ -4,7 +4,8 @@ import type { LeaseBackend, LeaseFacts } from "../lease/lease-facts.js";
 import type { RenewalClock } from "../lease/renewal-clock.js";
 import type { Connection } from "../transport/connection.js";
 import { classifyFailure, failureToError } from "../transport/map-error.js";
-import type { BulkRenewer } from "./bulk-renewer.js";
+import type { RenewKind } from "../transport/lock-socket.js";
+import { RenewKindUnsentError, type BulkRenewer } from "./bulk-renewer.js";
 import { releaseRemote } from "./release-remote.js";
 
 /** What the remote backend needs from its client. */
@@ -33,11 +34,16 @@ export class RemoteBackend implements LeaseBackend {
     this.clock = deps.clock;
   }
 
-  /** Renews in the turn's bulk `renew` command; `kind: "permit"` for a semaphore permit grant. */
+  /**
+   * Renews in the turn's bulk `renew` command; `kind: "permit"` for a semaphore permit grant,
+   * `"rwlock"` for a read-write lock grant.
+   *
+   * @throws RenewKindUnsentError - the server does not take items of `kind`: nothing sent.
+   */
   async extend(
     lease: LeaseFacts,
     leaseMs: number | undefined,
-    kind?: "permit",
+    kind?: RenewKind,
   ): Promise<{ ttlMs: number; expiresAt: number }> {
     const input = {
       resource: lease.resource,
@@ -50,6 +56,7 @@ export class RemoteBackend implements LeaseBackend {
     try {
       return await this.deps.renewer.renew(input);
     } catch (error) {
+      if (error instanceof RenewKindUnsentError) throw error;
       const context = { operation: "extend", resource: lease.resource, lockId: lease.lockId };
       const failure = classifyFailure(error, context);
       if (failure.kind === "answer" && failure.error instanceof NotHolderError) throw failure.error;

@@ -3,6 +3,7 @@ import type { ClientContext } from "../client/client-context.js";
 import { clientQuery } from "../client/client-query.js";
 import type { HeldGrants } from "../client/held-grants.js";
 import { LazyAbort } from "../lease/lazy-abort.js";
+import { RenewKindUnsentError } from "../remote/bulk-renewer.js";
 import { Watchdog } from "../lease/watchdog.js";
 
 /** The two modes of a read-write lock grant. */
@@ -111,7 +112,7 @@ export class RwLease {
       },
       {
         renew: async (leaseMs) => {
-          const renewed = await renewRwGrant(ctx, this, leaseMs);
+          const renewed = await this.renewOnce(leaseMs);
           this.expiresAt = renewed.expiresAt;
           return { ttlMs: renewed.ttlMs };
         },
@@ -119,10 +120,27 @@ export class RwLease {
           this.set.delete(this);
           this.lost.abort(error);
         },
+        // The client's renewal clock: a grant's renewals leave in the same turn as the
+        // client's other due renewals, in one bulk `renew` command (docs/decisions/0211).
+        clock: ctx.remote.clock,
       },
     );
     this.set.add(this);
     this.watchdog.start(grant.sentAt, grant.ttlMs);
+  }
+
+  /**
+   * One renewal: an item of the turn's bulk `renew` command, or a single `rwlock.extend`
+   * call when the socket's server does not take read-write items there (it did not name
+   * them; nothing was sent).
+   */
+  private async renewOnce(leaseMs: number | undefined) {
+    try {
+      return await this.ctx.remote.extend(this, leaseMs, "rwlock");
+    } catch (error) {
+      if (!(error instanceof RenewKindUnsentError)) throw error;
+      return renewRwGrant(this.ctx, this, leaseMs);
+    }
   }
 
   /** Aborts (reason: `LeaseLostError`) once the grant may be lost; stop the protected work then. */

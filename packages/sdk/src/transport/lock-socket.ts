@@ -76,21 +76,43 @@ export interface RenewItem {
   readonly lockId: string;
   readonly tier: string;
   readonly leaseMs?: number;
-  /** `permit`: a semaphore permit grant (docs/decisions/0162); absent: a lock. */
-  readonly kind?: "permit";
+  /**
+   * `permit`: a semaphore permit grant (docs/decisions/0162); `rwlock`: a read-write lock
+   * grant (docs/decisions/0211); absent: a lock.
+   */
+  readonly kind?: RenewKind;
 }
+
+/** Grant kinds a `renew` item may name besides a lock. */
+export type RenewKind = "permit" | "rwlock";
+
+/**
+ * Kinds sent in a `renew` only to a server whose `limits` push names them: a server that
+ * does not know an item's kind refuses the whole command, the leases beside it included.
+ * (`permit` items predate the list; a server without them refuses each one alone.)
+ */
+const ANNOUNCED_KINDS: ReadonlySet<RenewKind> = new Set(["rwlock"]);
 
 /** What the server answered for one lease of a bulk renewal. */
 export type RenewResult =
-  | { readonly ttlMs: number; readonly expiresAt: number; readonly error?: undefined }
+  | {
+      readonly ttlMs: number;
+      readonly expiresAt: number;
+      readonly error?: undefined;
+      readonly unsent?: undefined;
+    }
   | {
       readonly error: { readonly message: string; readonly code: number; readonly data?: unknown };
-    };
+      readonly unsent?: undefined;
+    }
+  /** Not sent: this socket's server did not name the item's kind (renew it by call). */
+  | { readonly unsent: true; readonly error?: undefined };
 
 /** The typed answer of a bulk renewal. */
 export interface RenewReply {
   readonly results: readonly RenewResult[];
-  readonly currentTier: "redis" | "mysql" | "local";
+  /** Null when no item of the command was sent. */
+  readonly currentTier: "redis" | "mysql" | "local" | null;
 }
 
 interface Pending {
@@ -165,6 +187,8 @@ export class LockSocket {
   private nextId = 1;
   /** Largest frame to send, in UTF-8 bytes (a turn's commands leave in one frame up to it). */
   private frameBytes = DEFAULT_FRAME_BYTES;
+  /** Item kinds this socket's server named in its `limits` push (none until it arrives). */
+  private renewKinds: ReadonlySet<unknown> = new Set();
   private state: "opening" | "open" | "gone" = "opening";
   private pingTimer: NodeJS.Timeout | undefined;
   private pongTimer: NodeJS.Timeout | undefined;
@@ -206,8 +230,25 @@ export class LockSocket {
       : this.command(op, input, timeoutMs);
   }
 
-  /** Renews many leases in one command; the reply answers each lease on its own. */
-  renew(items: readonly RenewItem[], timeoutMs: number): Promise<RenewReply> {
+  /**
+   * Renews many leases in one command; the reply answers each lease on its own. An item
+   * whose kind this socket's server has not named is not sent: its result is `unsent`.
+   */
+  async renew(items: readonly RenewItem[], timeoutMs: number): Promise<RenewReply> {
+    const taken = (item: RenewItem) =>
+      item.kind === undefined || !ANNOUNCED_KINDS.has(item.kind) || this.renewKinds.has(item.kind);
+    if (items.every(taken)) return this.renewAll(items, timeoutMs);
+    const sent = items.filter(taken);
+    const reply =
+      sent.length > 0 ? await this.renewAll(sent, timeoutMs) : { results: [], currentTier: null };
+    let next = 0;
+    const results = items.map(
+      (item): RenewResult => (taken(item) ? reply.results[next++]! : { unsent: true }),
+    );
+    return { results, currentTier: reply.currentTier };
+  }
+
+  private renewAll(items: readonly RenewItem[], timeoutMs: number): Promise<RenewReply> {
     // One span per command, not per lease: renewals are the steady background load. A
     // watchdog's renewals start a trace of their own (never the ended acquire's whose
     // context their timer kept); an explicit `lock.extend()` stays in its caller's trace.
@@ -220,7 +261,7 @@ export class LockSocket {
         span.setAttributes({
           "warden.outcome": "renewed",
           "warden.refused_count": refused,
-          "warden.tier": reply.currentTier,
+          "warden.tier": reply.currentTier ?? undefined,
         });
       },
       undefined,
@@ -387,10 +428,12 @@ export class LockSocket {
         } else if (kind === "draining") {
           this.options.onDraining?.();
         } else if (kind === "limits") {
-          const max = (body as { maxFrameBytes?: unknown } | null)?.maxFrameBytes;
+          const limits = body as { maxFrameBytes?: unknown; renewKinds?: unknown } | null;
+          const max = limits?.maxFrameBytes;
           if (typeof max === "number" && max > 2 * FRAME_SLACK_BYTES) {
             this.frameBytes = max - FRAME_SLACK_BYTES;
           }
+          if (Array.isArray(limits?.renewKinds)) this.renewKinds = new Set(limits.renewKinds);
         }
         continue;
       }
