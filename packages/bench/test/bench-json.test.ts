@@ -169,4 +169,16 @@ describe("markdownReport", () => {
   it("leaves out ratio rows this run has no cells for", () => {
     expect(text).not.toContain("sdk-fenced-write / sdk");
   });
+
+  it("gives the server's RSS per lock only when RSS with the locks is above the idle RSS", () => {
+    expect(text).toContain(
+      "(idle after the rounds: 200 MiB, so ~1.1 KiB per lock, waiters included;",
+    );
+    const below = markdownReport({
+      ...report,
+      serverMemory: { ...report.serverMemory!, rssMb: 190, rssPerLockKb: -0.1 },
+    });
+    expect(below).toContain("(idle after the rounds: 200 MiB, not below the RSS with the locks,");
+    expect(below).not.toContain("KiB per lock");
+  });
 });

@@ -73,11 +73,17 @@ function memorySection(report: BenchReport): string[] {
   }
   const server = report.serverMemory;
   if (server) {
+    // RSS keeps what the rounds' heap grew to: when the idle figure is not below the one with
+    // the locks, the difference says nothing about the locks.
+    const perLock =
+      server.rssPerLockKb > 0
+        ? `so ~${server.rssPerLockKb.toFixed(1)} KiB per lock, waiters included`
+        : "not below the RSS with the locks, so this run cannot tell what a lock costs: " +
+          "RSS keeps the heap the rounds grew";
     lines.push(
       `- Server RSS: **${server.rssMb.toFixed(0)} MiB** with ${formatRate(server.liveLocks)} live locks ` +
         `and ${formatRate(server.waiters)} queued waiters on ${server.waiterClients} SDK connections ` +
-        `(idle after the rounds: ${server.baselineRssMb.toFixed(0)} MiB, so ~` +
-        `${server.rssPerLockKb.toFixed(1)} KiB per lock, waiters included; the locks took ` +
+        `(idle after the rounds: ${server.baselineRssMb.toFixed(0)} MiB, ${perLock}; the locks took ` +
         `${(server.holdAcquireMs / 1000).toFixed(1)} s at ${formatRate(server.holdGrantsPerSec)} grants/s).`,
     );
     lines.push(
