@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import WebSocket from "ws";
-import { startHttpServer, type HttpServerHandle } from "../src/http/server.js";
-import { LOCK_SUBPROTOCOL } from "../src/protocol/wire.js";
+import type { HttpServerHandle } from "../src/http/server.js";
 import {
   registerResource,
   startHarness,
   type Harness,
   type TenantHandle,
 } from "./support/harness.js";
+import { connectLockClient, serveHarness, type LockEntry } from "./support/lock-client.js";
 
 let h: Harness;
 let http: HttpServerHandle;
@@ -15,12 +14,7 @@ let tenant: TenantHandle;
 
 beforeAll(async () => {
   h = await startHarness();
-  http = await startHttpServer(h.services, {
-    host: "127.0.0.1",
-    port: 0,
-    maxBodyBytes: 64 * 1024,
-    shutdownGraceMs: 2_000,
-  });
+  http = await serveHarness(h);
   tenant = await h.tenant();
 });
 afterAll(async () => {
@@ -28,37 +22,9 @@ afterAll(async () => {
   await h?.close();
 });
 
-type Entry = [number, 0 | 1 | "released" | "draining", unknown];
-
 /** A bare client of the batched lock protocol. */
-async function connect(apiKey: string, clientId = "proto-client", url = http.url) {
-  const ws = new WebSocket(`${url.replace("http", "ws")}/trpc`, LOCK_SUBPROTOCOL);
-  const entries: Entry[] = [];
-  ws.on("message", (data: Buffer) => {
-    for (const entry of JSON.parse(data.toString("utf8")) as Entry[]) entries.push(entry);
-  });
-  await new Promise<void>((resolve, reject) => {
-    ws.once("open", () => resolve());
-    ws.once("error", reject);
-  });
-  ws.send(JSON.stringify({ hello: { apiKey, clientId } }));
-  let nextId = 1;
-  return {
-    ws,
-    entries,
-    /** Sends commands in one frame and resolves with their answers, by position. */
-    async send(...commands: [string, unknown][]): Promise<Entry[]> {
-      const ids = commands.map(() => nextId++);
-      ws.send(JSON.stringify(commands.map(([op, input], i) => [ids[i], op, input])));
-      const deadline = Date.now() + 10_000;
-      for (;;) {
-        const found = ids.map((id) => entries.find((entry) => entry[0] === id));
-        if (found.every((entry) => entry !== undefined)) return found;
-        if (Date.now() > deadline) throw new Error("no answer within 10 s");
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-    },
-  };
+function connect(apiKey: string, clientId = "proto-client", url = http.url) {
+  return connectLockClient(url, apiKey, clientId);
 }
 
 describe("the batched lock protocol", () => {
@@ -168,7 +134,7 @@ describe("the batched lock protocol", () => {
       ["acquire", { resource: foreign, businessKey: "k", ownerId: "o" }],
       ["acquire", { resource: "res:nobody-has-this", businessKey: "k", ownerId: "o" }],
     );
-    const strip = (entry: Entry) => {
+    const strip = (entry: LockEntry) => {
       const error = entry[2] as { message: string; data: Record<string, unknown> };
       return { code: error.data.wardenCode, kind: entry[1] };
     };
@@ -179,12 +145,7 @@ describe("the batched lock protocol", () => {
 
   // Last in the file: closing an HTTP server withdraws every wait of the shared services.
   it("a shutdown tells each client to move on before it withdraws their waits, then closes the sockets", async () => {
-    const own = await startHttpServer(h.services, {
-      host: "127.0.0.1",
-      port: 0,
-      maxBodyBytes: 64 * 1024,
-      shutdownGraceMs: 2_000,
-    });
+    const own = await serveHarness(h);
     const resource = await registerResource(tenant);
     const holder = await connect(tenant.key, "drain-holder", own.url);
     const waiter = await connect(tenant.key, "drain-waiter", own.url);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startHttpServer, type HttpServerHandle } from "../src/http/server.js";
+import type { HttpServerHandle } from "../src/http/server.js";
 import {
   registerResource,
   startHarness,
@@ -7,7 +7,12 @@ import {
   type Harness,
   type TenantHandle,
 } from "./support/harness.js";
-import { connectLockClient, type LockClient, type RenewResult } from "./support/lock-client.js";
+import {
+  connectLockClient,
+  serveHarness,
+  type LockClient,
+  type RenewResult,
+} from "./support/lock-client.js";
 
 // Read-write lock grants in the lock socket's bulk `renew` command (docs/decisions/0211):
 // items with `kind: "rwlock"` renew read and write grants through the rwlock use case, each
@@ -20,12 +25,7 @@ let other: TenantHandle;
 
 beforeAll(async () => {
   h = await startHarness();
-  http = await startHttpServer(h.services, {
-    host: "127.0.0.1",
-    port: 0,
-    maxBodyBytes: 64 * 1024,
-    shutdownGraceMs: 2_000,
-  });
+  http = await serveHarness(h);
   tenant = await h.tenant();
   other = await h.tenant();
 });

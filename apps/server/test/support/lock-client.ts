@@ -1,5 +1,17 @@
 import WebSocket from "ws";
+import { startHttpServer, type HttpServerHandle } from "../../src/http/server.js";
 import { LOCK_SUBPROTOCOL } from "../../src/protocol/wire.js";
+import type { Harness } from "./harness.js";
+
+/** The harness's services behind an HTTP and WebSocket server on a free loopback port. */
+export function serveHarness(h: Harness): Promise<HttpServerHandle> {
+  return startHttpServer(h.services, {
+    host: "127.0.0.1",
+    port: 0,
+    maxBodyBytes: 64 * 1024,
+    shutdownGraceMs: 2_000,
+  });
+}
 
 /** One entry of a server frame: `[id, 0 | 1, body]` or `[0, kind, body]`. */
 export type LockEntry = [number, 0 | 1 | string, unknown];
