@@ -1,15 +1,7 @@
-import {
-  InvalidArgumentError,
-  LockTimeoutError,
-  validateLeaseMs,
-  validateLockKey,
-  type LockKey,
-} from "@warden/contract";
+import { validateLockKey, type LockKey } from "@warden/contract";
 import type { ClientContext } from "../client/client-context.js";
-import { abortedAfter, withdrawableQuery } from "../acquire/withdrawable-wait.js";
 import { clientQuery } from "../client/client-query.js";
-import { newOwnerId } from "../owner/owner-scope.js";
-import { monotonicNow } from "../time/monotonic.js";
+import { checkWaitOptions, grantedWithin, requestGrant } from "../grant/request-grant.js";
 import { RwLease, renewRwGrant, type HeldRwLeases, type RwMode } from "./rw-lease.js";
 
 /** Options of {@link RwLock.read} and {@link RwLock.write}. */
@@ -50,22 +42,6 @@ export interface RwLockInfo {
   /** Writers waiting with writer preference (they stop new readers). */
   readonly waitingWriters: number;
   readonly writerPreference: boolean;
-}
-
-const DEFAULT_WAIT_MS = 10_000;
-const MAX_WAIT_MS = 300_000;
-
-function checkOptions(options: RwAcquireOptions): {
-  waitMs: number;
-  leaseMs: number | undefined;
-  ownerId: string;
-} {
-  const waitMs = options.waitMs ?? DEFAULT_WAIT_MS;
-  if (!Number.isInteger(waitMs) || waitMs < 0 || waitMs > MAX_WAIT_MS) {
-    throw new InvalidArgumentError("waitMs", `must be an integer in 0..${MAX_WAIT_MS}`);
-  }
-  const leaseMs = options.leaseMs === undefined ? undefined : validateLeaseMs(options.leaseMs);
-  return { waitMs, leaseMs, ownerId: options.ownerId ?? newOwnerId() };
 }
 
 /**
@@ -139,63 +115,26 @@ export class RwLock {
   }
 
   private async acquire(mode: RwMode, options: RwAcquireOptions): Promise<RwLease> {
-    const lease = await this.request(mode, options);
-    if (lease === null) throw new LockTimeoutError(options.waitMs ?? DEFAULT_WAIT_MS);
-    return lease;
+    return grantedWithin(await this.request(mode, options), options.waitMs);
   }
 
   private async request(mode: RwMode, options: RwAcquireOptions): Promise<RwLease | null> {
-    const { waitMs, leaseMs, ownerId } = checkOptions(options);
-    const input = {
+    const { waitMs, leaseMs, ownerId } = checkWaitOptions(options);
+    return requestGrant(this.ctx, {
+      operation: `rwlock.${mode}`,
       resource: this.resource,
       businessKey: this.businessKey,
       ownerId,
+      extra: {},
       waitMs,
-      ...(leaseMs === undefined ? {} : { leaseMs }),
-    };
-    const { signal } = options;
-    const sentAt = monotonicNow();
-    const reply = await withdrawableQuery(
-      this.ctx,
-      { waitMs, signal },
-      (waitId) => (api, call) => {
-        const waiting = { timeoutMs: call.timeoutMs + waitMs };
-        const sent = waitId === undefined ? input : { ...input, waitId };
-        return mode === "read"
-          ? api.rwlock.acquireRead.mutate(sent, waiting)
-          : api.rwlock.acquireWrite.mutate(sent, waiting);
-      },
-      `rwlock.${mode}`,
-      this.resource,
-    );
-    if (!reply.granted) return null;
-    let confirmed = { sentAt, ttlMs: reply.ttlMs, expiresAt: reply.expiresAt };
-    if (!signal?.aborted && monotonicNow() - sentAt > reply.ttlMs / 3) {
-      // A grant after a long wait: the lease counted from when the request was sent could
-      // already look expired. One renewal, sent now, says how long it really has.
-      const renewAt = monotonicNow();
-      const renewed = await renewRwGrant(
-        this.ctx,
-        { resource: this.resource, businessKey: this.businessKey, ...reply },
-        leaseMs,
-      );
-      confirmed = { sentAt: renewAt, ...renewed };
-    }
-    const lease = new RwLease(this.ctx, this.held, {
-      resource: this.resource,
-      businessKey: this.businessKey,
-      ownerId,
-      lockId: reply.lockId,
-      mode: reply.mode,
-      fence: reply.fence,
-      tier: reply.tier,
-      ttlMs: confirmed.ttlMs,
-      expiresAt: confirmed.expiresAt,
-      maxRenewals: reply.maxRenewals,
       leaseMs,
-      sentAt: confirmed.sentAt,
+      signal: options.signal,
+      send: (api, input, call) =>
+        mode === "read"
+          ? api.rwlock.acquireRead.mutate(input, call)
+          : api.rwlock.acquireWrite.mutate(input, call),
+      renew: renewRwGrant,
+      hold: (facts, reply) => new RwLease(this.ctx, this.held, { ...facts, mode: reply.mode }),
     });
-    abortedAfter(signal, lease);
-    return lease;
   }
 }

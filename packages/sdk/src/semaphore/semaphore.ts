@@ -1,16 +1,8 @@
-import {
-  InvalidArgumentError,
-  LockTimeoutError,
-  validateLeaseMs,
-  validateLockKey,
-  type LockKey,
-} from "@warden/contract";
+import { InvalidArgumentError, validateLockKey, type LockKey } from "@warden/contract";
 import type { ClientContext } from "../client/client-context.js";
-import { abortedAfter, withdrawableQuery } from "../acquire/withdrawable-wait.js";
 import { clientQuery } from "../client/client-query.js";
-import { newOwnerId } from "../owner/owner-scope.js";
-import { monotonicNow } from "../time/monotonic.js";
-import { Permit, type HeldPermits } from "./permit.js";
+import { checkWaitOptions, grantedWithin, requestGrant } from "../grant/request-grant.js";
+import { Permit, renewPermitGrant, type HeldPermits } from "./permit.js";
 
 /** Options of {@link Semaphore.acquire}. */
 export interface PermitAcquireOptions {
@@ -44,9 +36,6 @@ export interface SemaphoreInfo {
   readonly totalPermits: number;
 }
 
-const DEFAULT_WAIT_MS = 10_000;
-const MAX_WAIT_MS = 300_000;
-
 function checkOptions(options: PermitAcquireOptions): {
   permits: number;
   waitMs: number;
@@ -57,12 +46,7 @@ function checkOptions(options: PermitAcquireOptions): {
   if (!Number.isInteger(permits) || permits < 1) {
     throw new InvalidArgumentError("permits", "must be an integer greater than 0");
   }
-  const waitMs = options.waitMs ?? DEFAULT_WAIT_MS;
-  if (!Number.isInteger(waitMs) || waitMs < 0 || waitMs > MAX_WAIT_MS) {
-    throw new InvalidArgumentError("waitMs", `must be an integer in 0..${MAX_WAIT_MS}`);
-  }
-  const leaseMs = options.leaseMs === undefined ? undefined : validateLeaseMs(options.leaseMs);
-  return { permits, waitMs, leaseMs, ownerId: options.ownerId ?? newOwnerId() };
+  return { permits, ...checkWaitOptions(options) };
 }
 
 /**
@@ -96,9 +80,7 @@ export class Semaphore {
    *   with its lease.
    */
   async acquire(options: PermitAcquireOptions = {}): Promise<Permit> {
-    const permit = await this.request(options);
-    if (permit === null) throw new LockTimeoutError(options.waitMs ?? DEFAULT_WAIT_MS);
-    return permit;
+    return grantedWithin(await this.request(options), options.waitMs);
   }
 
   /** Like {@link acquire} with `waitMs: 0`, but resolves null when the permits are not free. */
@@ -119,69 +101,18 @@ export class Semaphore {
 
   private async request(options: PermitAcquireOptions): Promise<Permit | null> {
     const { permits, waitMs, leaseMs, ownerId } = checkOptions(options);
-    const input = {
+    return requestGrant(this.ctx, {
+      operation: "semaphore.acquire",
       resource: this.resource,
       businessKey: this.businessKey,
       ownerId,
-      permits,
+      extra: { permits },
       waitMs,
-      ...(leaseMs === undefined ? {} : { leaseMs }),
-    };
-    const { signal } = options;
-    const sentAt = monotonicNow();
-    const reply = await withdrawableQuery(
-      this.ctx,
-      { waitMs, signal },
-      (waitId) => (api, call) =>
-        api.semaphore.acquire.mutate(waitId === undefined ? input : { ...input, waitId }, {
-          timeoutMs: call.timeoutMs + waitMs,
-        }),
-      "semaphore.acquire",
-      this.resource,
-    );
-    if (!reply.granted) return null;
-    let confirmed = { sentAt, ttlMs: reply.ttlMs, expiresAt: reply.expiresAt };
-    if (!signal?.aborted && monotonicNow() - sentAt > reply.ttlMs / 3) {
-      // A grant after a long wait: the lease counted from when the request was sent could
-      // already look expired. One renewal, sent now, says how long it really has.
-      const renewAt = monotonicNow();
-      const renewed = await clientQuery(
-        this.ctx,
-        (api, call) =>
-          api.semaphore.extend.mutate(
-            {
-              resource: this.resource,
-              businessKey: this.businessKey,
-              lockId: reply.lockId,
-              tier: reply.tier,
-              ...(leaseMs === undefined ? {} : { leaseMs }),
-            },
-            call,
-          ),
-        "semaphore.extend",
-        this.resource,
-      );
-      confirmed = {
-        sentAt: renewAt,
-        ttlMs: renewed.permit.ttlMs,
-        expiresAt: renewed.permit.expiresAt,
-      };
-    }
-    const permit = new Permit(this.ctx, this.held, {
-      resource: this.resource,
-      businessKey: this.businessKey,
-      ownerId,
-      lockId: reply.lockId,
-      fence: reply.fence,
-      permits: reply.permits,
-      tier: reply.tier,
-      ttlMs: confirmed.ttlMs,
-      expiresAt: confirmed.expiresAt,
-      maxRenewals: reply.maxRenewals,
       leaseMs,
-      sentAt: confirmed.sentAt,
+      signal: options.signal,
+      send: (api, input, call) => api.semaphore.acquire.mutate(input, call),
+      renew: renewPermitGrant,
+      hold: (facts, reply) => new Permit(this.ctx, this.held, { ...facts, permits: reply.permits }),
     });
-    abortedAfter(signal, permit);
-    return permit;
   }
 }
