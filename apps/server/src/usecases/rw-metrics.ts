@@ -1,8 +1,9 @@
 import { Counter, Histogram, type Registry } from "prom-client";
 import { BoundChildren } from "../metrics/bound-children.js";
+import { ACQUIRE_DURATION_BUCKETS_S, type AcquireOutcome } from "./coordination-metrics.js";
 
 /** Outcomes of a read-write acquire, as the metrics label them. */
-export type RwOutcome = "granted" | "refused" | "timeout" | "unavailable" | "cancelled" | "error";
+export type RwOutcome = AcquireOutcome;
 
 /**
  * The read-write lock's own Prometheus metrics, on the server's registry (docs/decisions/0166).
@@ -27,7 +28,7 @@ export class RwMetrics {
       name: "warden_rwlock_acquire_duration_seconds",
       help: "rwlock acquire latency, waits included, by resource, mode, tier and outcome",
       labelNames: ["resource", "mode", "tier", "outcome"],
-      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5, 30],
+      buckets: ACQUIRE_DURATION_BUCKETS_S,
       registers: [registry],
     });
     this.releases = new Counter({

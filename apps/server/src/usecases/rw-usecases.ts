@@ -1,16 +1,8 @@
 import { performance } from "node:perf_hooks";
-import { LeaseLostError, NotHolderError, type Holder, type Tier } from "@warden/contract";
+import { NotHolderError, type Holder, type Tier } from "@warden/contract";
 import type { RwGrant, RwKeyView, RwLeaseView, RwMode } from "@warden/core";
-import type { Logger } from "pino";
-import { auditRecord, endHold, type AuditRecord, type HoldPart } from "../audit/audit-record.js";
-import type { EventHub } from "../audit/event-hub.js";
+import { auditRecord, endHold, type HoldPart } from "../audit/audit-record.js";
 import type { PermitTracker } from "../live/permit-tracker.js";
-import type { ReleaseNotifier } from "../locks/release-notifier.js";
-import type { TieredLocks } from "../locks/tiered-locks-port.js";
-import type { WaitQueues } from "../locks/wait-queues.js";
-import type { Metrics } from "../metrics/metrics.js";
-import type { StatsCollector } from "../stats/stats-collector.js";
-import type { KindRegistry } from "../registry/kind-guard.js";
 import type { ResourceView } from "../registry/resource-view.js";
 import type {
   RwAcquireInput,
@@ -23,6 +15,17 @@ import type {
   RwReleaseInput,
   RwReleaseReply,
 } from "../schemas/rwlock.js";
+import type { CoordinationUseCaseDeps } from "./coordination-deps.js";
+import {
+  anyPageHolds,
+  checkRenewalLimit,
+  endExpired,
+  fillGrantFacts,
+  forceReleaseGrants,
+  grantAudit,
+  type ForcedBy,
+  type ForceReleaseInput,
+} from "./coordination-grants.js";
 import { failedOutcomeOf, leaseOf, untilGranted } from "./coordination-wait.js";
 import { clientIdOf, type LockCaller } from "./lock-caller.js";
 import { RwExpiryWatch, type WatchedRwGrant } from "./rw-expiry.js";
@@ -58,35 +61,19 @@ export interface RwListOptions {
   readonly limit?: number;
 }
 
-/** Who removes grants by force, and why (the audit row's actor and reason). */
-export interface ForcedBy {
-  readonly actor: string;
-  readonly reason: string;
-}
+export type { ForcedBy } from "./coordination-grants.js";
 
-/** Everything the read-write lock use cases may use (docs/decisions/0166). */
-export interface RwUseCaseDeps {
-  /** Refuses resources of another kind (registryOfKind(registry, "rwlock")). */
-  readonly registry: KindRegistry;
+/**
+ * Everything the read-write lock use cases may use (docs/decisions/0166): the shared deps,
+ * with the registry seen as registryOfKind(registry, "rwlock").
+ */
+export interface RwUseCaseDeps extends CoordinationUseCaseDeps {
   readonly rw: RwLocksPort;
-  readonly locks: Pick<TieredLocks, "tier">;
-  /** Wakes waiting acquires when a grant of the key is released, here or on another instance. */
-  readonly notifier: Pick<ReleaseNotifier, "released" | "onRelease">;
-  readonly hub: Pick<EventHub, "record" | "recordHold" | "hold" | "renewHold">;
-  readonly metrics: Pick<Metrics, "apps">;
   readonly rwMetrics: RwMetrics;
-  /** The console's per-resource statistics: every acquire's outcome and latency. */
-  readonly stats?: Pick<StatsCollector, "recordAcquire">;
-  readonly logger: Logger;
   /** True when the audit holds a release of `lockId` (recorded by another instance). */
   releasedElsewhere(lockId: string): Promise<boolean>;
   /** Expiry checks (see RwExpiryWatch); defaults 1 s and 5 s. */
   readonly expiry?: { readonly everyMs?: number; readonly graceMs?: number };
-  /**
-   * The lock waiters' queues: a waiting read or write acquire is listed there
-   * (holder.waiters, fleet-wide) and ended by a shutdown's cancelAll (docs/decisions/0185).
-   */
-  readonly waiters?: Pick<WaitQueues, "enqueue" | "placed" | "remove">;
   /**
    * Keeps the live grants this instance makes, renews and ends (shared with the fleet by the
    * fleet bus): the live-holds gauge and long-hold detection count them (docs/decisions/0194).
@@ -121,7 +108,7 @@ export interface RwUseCases {
    */
   forceRelease(
     resource: ResourceView,
-    input: { readonly businessKey: string; readonly lockId?: string },
+    input: ForceReleaseInput,
     by: ForcedBy,
   ): Promise<RwLeaseView[]>;
   /**
@@ -183,51 +170,17 @@ export function createRwUseCases(deps: RwUseCaseDeps): RwUseCases {
     grant: Pick<RwLeaseView, "mode" | "fence" | "holder" | "tier" | "grantedAt" | "expiresAt">,
   ): void {
     part.primitive = grant.mode;
-    part.fence ??= grant.fence;
-    part.clientId ??= grant.holder.clientId;
-    part.ownerId ??= grant.holder.ownerId;
-    part.tier ??= grant.tier;
-    part.grantedAt ??= grant.grantedAt;
-    part.expiresAt = Math.max(part.expiresAt ?? 0, grant.expiresAt);
+    fillGrantFacts(part, grant);
   }
 
   /**
    * Audits a step of a grant: the live feed and the fleet get the `rwlock-*` record as
-   * before, MySQL the grant's hold row (one `lock_hold` row per grant, docs/decisions/0199),
-   * into whose pending part `fill` writes what the step tells.
+   * before, MySQL the grant's hold row (one `lock_hold` row per grant, docs/decisions/0199).
    */
-  function audit(
-    type: "rwlock-grant" | "rwlock-expired" | "rwlock-force-release",
-    tenantId: string,
-    key: { resource: string; businessKey: string },
-    view: Pick<
-      RwLeaseView,
-      "lockId" | "mode" | "fence" | "holder" | "tier" | "grantedAt" | "expiresAt"
-    >,
-    fields: { leaseMs?: number; reason: string; at?: number; actor?: string },
-    fill: (part: HoldPart, record: AuditRecord) => void,
-  ): void {
-    const record = auditRecord({
-      type,
-      tenantId,
-      resource: key.resource,
-      businessKey: key.businessKey,
-      lockId: view.lockId,
-      fence: view.fence,
-      clientId: view.holder.clientId,
-      ownerId: view.holder.ownerId,
-      tier: view.tier,
-      leaseMs: fields.leaseMs ?? null,
-      actor: fields.actor ?? null,
-      reason: fields.reason,
-      at: fields.at ?? Date.now(),
-      grantedAt: view.grantedAt,
-    });
-    deps.hub.recordHold(record, (part) => {
-      grantPart(part, view);
-      fill(part, record);
-    });
-  }
+  const audit = grantAudit<"rwlock-grant" | "rwlock-expired" | "rwlock-force-release", RwLeaseView>(
+    deps.hub,
+    grantPart,
+  );
 
   const expiry = new RwExpiryWatch({
     inspect: (key) => deps.rw.inspect(key),
@@ -242,7 +195,7 @@ export function createRwUseCases(deps: RwUseCaseDeps): RwUseCases {
         { reason: `${grant.view.mode}: the lease ended without a release`, at: grant.expiresAt },
         (part, record) => {
           part.expiresAt = Math.max(part.expiresAt ?? 0, grant.expiresAt);
-          if (endHold(part, "expired", record.at)) part.reason = record.reason;
+          endExpired(part, record);
         },
       );
     },
@@ -474,7 +427,18 @@ export function createRwUseCases(deps: RwUseCaseDeps): RwUseCases {
       (await deps.registry.resolve(input.resource, caller.principal));
     const leaseMs = leaseOf(resource, input.leaseMs);
     try {
-      await checkRenewalLimit(resource, input);
+      await checkRenewalLimit(deps, {
+        op: "rwlock.extend",
+        tenantId: resource.tenantId,
+        resource,
+        businessKey: input.businessKey,
+        lockId: input.lockId,
+        live: async (key) => {
+          const view = await deps.rw.inspect(key);
+          return [...(view?.writer ? [view.writer] : []), ...(view?.readers ?? [])];
+        },
+        name: (grant) => `${grant.mode} grant ${grant.lockId}`,
+      });
       const view = await deps.rw.extend({
         resource: resource.name,
         businessKey: input.businessKey,
@@ -493,52 +457,6 @@ export function createRwUseCases(deps: RwUseCaseDeps): RwUseCases {
       m.renewFailures.inc({ resource: resource.name });
       throw error;
     }
-  }
-
-  /**
-   * Refuses a renewal past the resource's maxRenewals, as the semaphore's extend does
-   * (docs/decisions/0162): the store counts a grant's renewals (the same on every instance),
-   * so the key is read first. A lockId the key has no live grant of passes, and the extend
-   * answers NOT_HOLDER. The grant is not touched: it runs out with its lease.
-   */
-  async function checkRenewalLimit(resource: ResourceView, input: RwExtendInput): Promise<void> {
-    const max = resource.maxRenewals;
-    if (max === null) return;
-    const key = { resource: resource.name, businessKey: input.businessKey };
-    const view = await deps.rw.inspect(key);
-    const current = [...(view?.writer ? [view.writer] : []), ...(view?.readers ?? [])].find(
-      (grant) => grant.lockId === input.lockId,
-    );
-    if (!current || current.renewals < max) return;
-    deps.logger.warn(
-      {
-        op: "rwlock.extend",
-        ...key,
-        lockId: current.lockId,
-        fence: current.fence,
-        reason: "renewal-limit",
-      },
-      "renewal refused",
-    );
-    deps.hub.record(
-      auditRecord({
-        type: "renewal-refused",
-        tenantId: resource.tenantId,
-        ...key,
-        lockId: current.lockId,
-        fence: current.fence,
-        clientId: current.holder.clientId,
-        ownerId: current.holder.ownerId,
-        tier: current.tier,
-        reason: "renewal-limit",
-        at: Date.now(),
-        grantedAt: current.grantedAt,
-      }),
-    );
-    throw new LeaseLostError(
-      input.lockId,
-      `${current.mode} grant ${input.lockId} reached the renewal limit of ${resource.name} (${max}); the lease runs out — finish or acquire again`,
-    );
   }
 
   async function inspect(caller: LockCaller, input: RwKeyInput): Promise<RwInspectReply> {
@@ -599,63 +517,41 @@ export function createRwUseCases(deps: RwUseCaseDeps): RwUseCases {
 
   async function forceRelease(
     resource: ResourceView,
-    input: { readonly businessKey: string; readonly lockId?: string },
+    input: ForceReleaseInput,
     by: ForcedBy,
   ): Promise<RwLeaseView[]> {
-    const key = { resource: resource.name, businessKey: input.businessKey };
-    const removed = await deps.rw.forceRelease({
-      ...key,
-      ...(input.lockId === undefined ? {} : { lockId: input.lockId }),
-    });
-    for (const grant of removed) {
-      expiry.released(grant.lockId);
-      deps.grants?.ended(grant.lockId);
-      m.releases.inc({ resource: resource.name, mode: grant.mode, outcome: "force-released" });
-      audit(
-        "rwlock-force-release",
-        resource.tenantId,
-        key,
-        grant,
-        { actor: by.actor.slice(0, 128), reason: `${grant.mode}: ${by.reason}`.slice(0, 500) },
-        (part, record) => {
-          if (endHold(part, "force-released", record.at)) {
-            part.actor = record.actor;
-            part.reason = record.reason;
-          }
-        },
-      );
-    }
-    if (removed.length > 0) deps.notifier.released(key);
-    deps.logger.info(
-      {
-        op: "rwlock.force-release",
-        ...key,
-        lockId: input.lockId ?? null,
-        removed: removed.map((grant) => grant.lockId),
-        actor: by.actor,
-        reason: by.reason,
+    return forceReleaseGrants(deps, resource, input, by, {
+      op: "rwlock.force-release",
+      messages: {
+        removed: "read-write grants force-released",
+        none: "force-release found no grant",
       },
-      removed.length > 0 ? "read-write grants force-released" : "force-release found no grant",
-    );
-    return removed;
+      remove: (target) => deps.rw.forceRelease(target),
+      forget: (grant) => {
+        expiry.released(grant.lockId);
+        deps.grants?.ended(grant.lockId);
+        m.releases.inc({ resource: resource.name, mode: grant.mode, outcome: "force-released" });
+      },
+      type: "rwlock-force-release",
+      audit,
+      what: (grant) => grant.mode,
+    });
   }
 
   async function hasLiveGrants(resource: ResourceView): Promise<boolean> {
     const live = await Promise.all(
       TIERS.map(async (tier) => {
         try {
-          let cursor: string | undefined;
-          do {
-            const page = await deps.rw.list({
-              resource: resource.name,
-              tier,
-              limit: 500,
-              ...(cursor === undefined ? {} : { cursor }),
-            });
-            if (page.keys.length > 0) return true;
-            cursor = page.cursor ?? undefined;
-          } while (cursor !== undefined);
-          return false;
+          return await anyPageHolds(
+            (cursor) =>
+              deps.rw.list({
+                resource: resource.name,
+                tier,
+                limit: 500,
+                ...(cursor === undefined ? {} : { cursor }),
+              }),
+            (page) => page.keys.length > 0,
+          );
         } catch {
           return tier === deps.rw.tier;
         }

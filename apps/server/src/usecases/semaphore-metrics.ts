@@ -1,14 +1,9 @@
 import { Counter, Histogram, type Registry } from "prom-client";
 import { BoundChildren } from "../metrics/bound-children.js";
+import { ACQUIRE_DURATION_BUCKETS_S, type AcquireOutcome } from "./coordination-metrics.js";
 
 /** Outcomes of a semaphore acquire, as the metrics label them. */
-export type PermitOutcome =
-  | "granted"
-  | "refused"
-  | "timeout"
-  | "unavailable"
-  | "cancelled"
-  | "error";
+export type PermitOutcome = AcquireOutcome;
 
 /**
  * The semaphore's own Prometheus metrics, on the server's registry (docs/decisions/0161).
@@ -32,7 +27,7 @@ export class SemaphoreMetrics {
       name: "warden_semaphore_acquire_duration_seconds",
       help: "semaphore.acquire latency, waits included, by resource, tier and outcome",
       labelNames: ["resource", "tier", "outcome"],
-      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5, 30],
+      buckets: ACQUIRE_DURATION_BUCKETS_S,
       registers: [registry],
     });
     this.releases = new Counter({

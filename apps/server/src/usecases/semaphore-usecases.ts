@@ -2,14 +2,13 @@ import { performance } from "node:perf_hooks";
 import { randomBytes } from "node:crypto";
 import {
   InvalidArgumentError,
-  LeaseLostError,
   LockUnavailableError,
   NotHolderError,
   type Holder,
   type Tier,
 } from "@warden/contract";
 import type { PermitGrant, PermitRelease, PermitView, TieredSemaphores } from "@warden/core";
-import { auditRecord, endHold, type HoldPart } from "../audit/audit-record.js";
+import { endHold, type HoldPart } from "../audit/audit-record.js";
 import type { TrackedPermit } from "../live/permit-tracker.js";
 import type { ResourceView } from "../registry/resource-view.js";
 import type {
@@ -23,6 +22,16 @@ import type {
   SemaphoreReleaseInput,
   SemaphoreReleaseReply,
 } from "../schemas/semaphore.js";
+import {
+  anyPageHolds,
+  checkRenewalLimit,
+  endExpired,
+  fillGrantFacts,
+  forceReleaseGrants,
+  grantAudit,
+  type ForcedBy,
+  type ForceReleaseInput,
+} from "./coordination-grants.js";
 import { failedOutcomeOf, leaseOf, untilGranted } from "./coordination-wait.js";
 import { clientIdOf, type LockCaller } from "./lock-caller.js";
 import type { SemaphoreUseCaseDeps } from "./semaphore-deps.js";
@@ -52,10 +61,13 @@ export interface PermitListOptions {
 }
 
 /** Who removes permits by force, and why (the audit row's actor and reason). */
-export interface PermitsForcedBy {
-  readonly actor: string;
-  readonly reason: string;
-}
+export type PermitsForcedBy = ForcedBy;
+
+/** A permit grant as its audit records and its hold row see it. */
+type AuditedPermit = Pick<
+  PermitView,
+  "lockId" | "fence" | "holder" | "tier" | "permits" | "grantedAt" | "expiresAt"
+>;
 
 /** Beyond {@link SemaphoreUseCaseDeps}: the stores' force-release (docs/decisions/0185). */
 export interface SemaphoreOperatorDeps {
@@ -97,7 +109,7 @@ export interface SemaphoreUseCases {
    */
   forceRelease(
     resource: ResourceView,
-    input: { readonly businessKey: string; readonly lockId?: string },
+    input: ForceReleaseInput,
     by: PermitsForcedBy,
   ): Promise<PermitView[]>;
   /** True while a key the fleet has seen granted still holds a live permit on any tier. */
@@ -137,44 +149,6 @@ export function createSemaphoreUseCases(
   const { semaphoreMetrics: m } = deps;
 
   /**
-   * Audits a grant or a release: the live feed gets the `permit-*` record as before, MySQL
-   * the grant's hold row (one `lock_hold` row per permit grant, docs/decisions/0196).
-   */
-  function audit(
-    type: "permit-grant" | "permit-release",
-    resource: ResourceView,
-    view: PermitView,
-    fields: { leaseMs?: number; reason: string },
-  ): void {
-    const at = Date.now();
-    deps.hub.recordHold(
-      auditRecord({
-        type,
-        tenantId: resource.tenantId,
-        resource: resource.name,
-        businessKey: view.businessKey,
-        lockId: view.lockId,
-        fence: view.fence,
-        clientId: view.holder.clientId,
-        ownerId: view.holder.ownerId,
-        tier: view.tier,
-        leaseMs: fields.leaseMs ?? null,
-        reason: fields.reason,
-        at,
-        grantedAt: view.grantedAt,
-      }),
-      (part) => {
-        permitPart(part, view);
-        if (type === "permit-grant") {
-          part.leaseMs ??= fields.leaseMs ?? null;
-        } else {
-          endHold(part, "released", at);
-        }
-      },
-    );
-  }
-
-  /**
    * Fills what every part of a permit's hold row carries, whichever part reaches MySQL
    * first: that it is a semaphore hold, its permits, and the grant's facts.
    */
@@ -184,12 +158,33 @@ export function createSemaphoreUseCases(
   ): void {
     part.primitive = "semaphore";
     part.permits = permit.permits;
-    part.fence ??= permit.fence;
-    part.clientId ??= permit.holder.clientId;
-    part.ownerId ??= permit.holder.ownerId;
-    part.tier ??= permit.tier;
-    part.grantedAt ??= permit.grantedAt;
-    part.expiresAt = Math.max(part.expiresAt ?? 0, permit.expiresAt);
+    fillGrantFacts(part, permit);
+  }
+
+  /**
+   * Audits a step of a permit grant: the live feed gets the `permit-*` record as before,
+   * MySQL the grant's hold row (one `lock_hold` row per permit grant, docs/decisions/0196).
+   */
+  const auditStep = grantAudit<
+    "permit-grant" | "permit-release" | "permit-expired" | "permit-force-release",
+    AuditedPermit
+  >(deps.hub, permitPart);
+
+  /** Audits a grant or a release made here. */
+  function audit(
+    type: "permit-grant" | "permit-release",
+    resource: ResourceView,
+    view: PermitView,
+    fields: { leaseMs?: number; reason: string },
+  ): void {
+    const key = { resource: resource.name, businessKey: view.businessKey };
+    auditStep(type, resource.tenantId, key, view, fields, (part, record) => {
+      if (type === "permit-grant") {
+        part.leaseMs ??= fields.leaseMs ?? null;
+      } else {
+        endHold(part, "released", record.at);
+      }
+    });
   }
 
   /** Tells the tracker (and through it the fleet) about a grant or renewal made here. */
@@ -388,7 +383,15 @@ export function createSemaphoreUseCases(
     const leaseMs = leaseOf(resource, input.leaseMs);
     const key = { resource: resource.name, businessKey: input.businessKey };
     try {
-      await checkRenewalLimit(caller, resource, input);
+      await checkRenewalLimit(deps, {
+        op: "semaphore.extend",
+        tenantId: caller.principal.tenantId,
+        resource,
+        businessKey: input.businessKey,
+        lockId: input.lockId,
+        live: async (key) => (await deps.semaphores.inspect(key)).flatMap((view) => view.holders),
+        name: (permit) => `permit ${permit.lockId}`,
+      });
       const view = await deps.semaphores.extend({
         ...key,
         lockId: input.lockId,
@@ -405,56 +408,6 @@ export function createSemaphoreUseCases(
       m.renewFailures.inc({ resource: resource.name });
       throw error;
     }
-  }
-
-  /**
-   * Refuses a renewal past the resource's maxRenewals, as the lock's extend does: the
-   * store counts a grant's renewals (the same on every instance), so the key's live grants
-   * are read first. A lockId the key has no live grant of passes, and the extend answers
-   * NOT_HOLDER.
-   */
-  async function checkRenewalLimit(
-    caller: LockCaller,
-    resource: ResourceView,
-    input: SemaphoreExtendInput,
-  ): Promise<void> {
-    const max = resource.maxRenewals;
-    if (max === null) return;
-    const key = { resource: resource.name, businessKey: input.businessKey };
-    const views = await deps.semaphores.inspect(key);
-    const current = views
-      .flatMap((view) => view.holders)
-      .find((permit) => permit.lockId === input.lockId);
-    if (!current || current.renewals < max) return;
-    deps.logger.warn(
-      {
-        op: "semaphore.extend",
-        ...key,
-        lockId: current.lockId,
-        fence: current.fence,
-        reason: "renewal-limit",
-      },
-      "renewal refused",
-    );
-    deps.hub.record(
-      auditRecord({
-        type: "renewal-refused",
-        tenantId: caller.principal.tenantId,
-        ...key,
-        lockId: current.lockId,
-        fence: current.fence,
-        clientId: current.holder.clientId,
-        ownerId: current.holder.ownerId,
-        tier: current.tier,
-        reason: "renewal-limit",
-        at: Date.now(),
-        grantedAt: current.grantedAt,
-      }),
-    );
-    throw new LeaseLostError(
-      input.lockId,
-      `permit ${input.lockId} reached the renewal limit of ${resource.name} (${max}); the lease runs out — finish or acquire again`,
-    );
   }
 
   async function inspect(
@@ -533,87 +486,46 @@ export function createSemaphoreUseCases(
       deps.permits?.seen({ ...permit, expiresAt: live.expiresAt });
       return;
     }
-    const record = auditRecord({
-      type: "permit-expired",
-      tenantId: permit.tenantId,
-      resource: permit.resource,
-      businessKey: permit.businessKey,
-      lockId: permit.lockId,
-      fence: permit.fence,
-      clientId: permit.holder.clientId,
-      ownerId: permit.holder.ownerId,
-      tier: permit.tier,
-      reason: `lapsed: permits ${permit.permits}, no release or renewal before the lease ran out`,
-      at: permit.expiresAt,
-      grantedAt: permit.grantedAt,
-    });
-    deps.hub.recordHold(record, (part) => {
-      permitPart(part, permit);
-      if (endHold(part, "expired", record.at)) part.reason = record.reason;
-    });
+    auditStep(
+      "permit-expired",
+      permit.tenantId,
+      permit,
+      permit,
+      {
+        reason: `lapsed: permits ${permit.permits}, no release or renewal before the lease ran out`,
+        at: permit.expiresAt,
+      },
+      endExpired,
+    );
   }
 
   async function forceRelease(
     resource: ResourceView,
-    input: { readonly businessKey: string; readonly lockId?: string },
+    input: ForceReleaseInput,
     by: PermitsForcedBy,
   ): Promise<PermitView[]> {
-    if (!deps.forced) throw new LockUnavailableError("this server cannot force-release permits");
-    const key = { resource: resource.name, businessKey: input.businessKey };
-    const removed = await deps.forced.forceRelease({
-      ...key,
-      ...(input.lockId === undefined ? {} : { lockId: input.lockId }),
+    const forced = deps.forced;
+    if (!forced) throw new LockUnavailableError("this server cannot force-release permits");
+    return forceReleaseGrants(deps, resource, input, by, {
+      op: "semaphore.force-release",
+      messages: { removed: "permits force-released", none: "force-release found no permit" },
+      remove: (target) => forced.forceRelease(target),
+      forget: (view) => deps.permits?.ended(view.lockId),
+      type: "permit-force-release",
+      audit: auditStep,
+      what: (view) => `permits ${view.permits}`,
     });
-    for (const view of removed) {
-      deps.permits?.ended(view.lockId);
-      const record = auditRecord({
-        type: "permit-force-release",
-        tenantId: resource.tenantId,
-        ...key,
-        lockId: view.lockId,
-        fence: view.fence,
-        clientId: view.holder.clientId,
-        ownerId: view.holder.ownerId,
-        tier: view.tier,
-        actor: by.actor.slice(0, 128),
-        reason: `permits ${view.permits}: ${by.reason}`.slice(0, 500),
-        at: Date.now(),
-        grantedAt: view.grantedAt,
-      });
-      deps.hub.recordHold(record, (part) => {
-        permitPart(part, view);
-        if (endHold(part, "force-released", record.at)) {
-          part.actor = record.actor;
-          part.reason = record.reason;
-        }
-      });
-    }
-    if (removed.length > 0) deps.notifier.released(key);
-    deps.logger.info(
-      {
-        op: "semaphore.force-release",
-        ...key,
-        lockId: input.lockId ?? null,
-        removed: removed.map((view) => view.lockId),
-        actor: by.actor,
-        reason: by.reason,
-      },
-      removed.length > 0 ? "permits force-released" : "force-release found no permit",
-    );
-    return removed;
   }
 
   async function hasLiveGrants(resource: ResourceView): Promise<boolean> {
-    let cursor: string | undefined;
-    do {
-      const page = await list(resource, {
-        limit: LIST_KEYS_DEFAULT,
-        ...(cursor === undefined ? {} : { cursor }),
-      });
-      if (page.holders.length > 0) return true;
-      cursor = page.cursor ?? undefined;
-    } while (cursor !== undefined);
-    return false;
+    return anyPageHolds(
+      (cursor) =>
+        list(resource, {
+          limit: LIST_KEYS_DEFAULT,
+          ...(cursor === undefined ? {} : { cursor }),
+        }),
+      (page) => page.holders.length > 0,
+    );
   }
 
   return { acquire, release, extend, inspect, list, reportLapsed, forceRelease, hasLiveGrants };
