@@ -129,7 +129,73 @@ describe("fleet bus", () => {
     const next = grant("L2", Date.now());
     a.bus.lockEvent(next, "t1");
     await a.bus.flush();
+    // A lease granted since the last flush waits one more (decision 0212).
+    expect(b.tracker.find({ resource: "res:a", businessKey: "L2" }, "L2")).toBeUndefined();
+    await a.bus.flush();
     expect(b.tracker.find({ resource: "res:a", businessKey: "L2" }, "L2")).toBeDefined();
+  });
+
+  it("holds a new lease back one flush: one released by then never travels, one still held goes with all of its events", async () => {
+    const channel = new Channel();
+    const a = member(channel, "a");
+    const b = member(channel, "b");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const messages: string[] = [];
+    channel.members.push({ onMessage: (m) => messages.push(m), onReady: () => undefined });
+    const eventsSent = () =>
+      messages.flatMap((m) => {
+        const parsed = JSON.parse(m) as { events?: [{ type: string; lockId: string }, unknown][] };
+        return (parsed.events ?? []).map(([event]) => `${event.type}:${event.lockId}`);
+      });
+    const at = Date.now();
+    const facts = {
+      resource: "res:a",
+      tier: "redis" as const,
+      fence: "1",
+      grantedAt: at,
+      renewals: 0,
+    };
+    const holder = { clientId: "c", ownerId: "o" };
+    const release = (lockId: string) =>
+      ({
+        ...facts,
+        type: "release",
+        businessKey: lockId,
+        lockId,
+        holder,
+        at,
+        released: true,
+        reentry: 0,
+      }) as const;
+    const extend = (lockId: string) =>
+      ({
+        ...facts,
+        type: "extend",
+        businessKey: lockId,
+        lockId,
+        holder,
+        at,
+        renewals: 1,
+        leaseMs: 30_000,
+        expiresAt: at + 30_000,
+      }) as const;
+    // Batch 1: SHORT and LONG are granted.
+    a.bus.lockEvent(grant("SHORT", at), "t1");
+    a.bus.lockEvent(grant("LONG", at), "t1");
+    await a.bus.flush();
+    expect(eventsSent()).toEqual([]);
+    // Batch 2: SHORT is released, LONG renewed, NEW granted.
+    a.bus.lockEvent(release("SHORT"), "t1");
+    a.bus.lockEvent(extend("LONG"), "t1");
+    a.bus.lockEvent(grant("NEW", at), "t1");
+    await a.bus.flush();
+    expect(eventsSent()).toEqual(["grant:LONG", "extend:LONG"]);
+    expect(b.tracker.find({ resource: "res:a", businessKey: "LONG" }, "LONG")).toBeDefined();
+    expect(b.tracker.find({ resource: "res:a", businessKey: "SHORT" }, "SHORT")).toBeUndefined();
+    // Closing sends what it still holds back.
+    await a.bus.close();
+    expect(eventsSent()).toEqual(["grant:LONG", "extend:LONG", "grant:NEW"]);
+    expect(b.tracker.find({ resource: "res:a", businessKey: "NEW" }, "NEW")).toBeDefined();
   });
 
   it("leaves out holds that begin and end in one batch unless some instance has a live subscriber", async () => {

@@ -149,3 +149,43 @@ it("the notifier wakes this instance's listeners of a key, and an unsubscribe ca
   expect(first).toBe(11);
   offThird();
 });
+
+it("a release wakes the listeners of its key as they were when it began, in the order they came", () => {
+  const notifier = new ReleaseNotifier();
+  const key = { resource: "r", businessKey: "k" };
+  const calls: string[] = [];
+  const offs: (() => void)[] = [];
+  // The first listener unsubscribes the third and adds a fourth while the release runs.
+  offs.push(
+    notifier.onRelease(key, () => {
+      calls.push("a");
+      offs[2]!();
+      offs.push(notifier.onRelease(key, () => calls.push("d")));
+    }),
+  );
+  offs.push(notifier.onRelease(key, () => calls.push("b")));
+  offs.push(notifier.onRelease(key, () => calls.push("c")));
+  notifier.released(key);
+  expect(calls).toEqual(["a", "b", "c"]);
+  calls.length = 0;
+  offs[0]!();
+  notifier.released(key);
+  expect(calls).toEqual(["b", "d"]);
+  // The same function twice counts twice, and each unsubscribe takes one of them away.
+  const twice = () => calls.push("t");
+  const offTwiceA = notifier.onRelease(key, twice);
+  const offTwiceB = notifier.onRelease(key, twice);
+  offs[1]!();
+  offs[3]!();
+  calls.length = 0;
+  notifier.released(key);
+  expect(calls).toEqual(["t", "t"]);
+  offTwiceA();
+  calls.length = 0;
+  notifier.released(key);
+  expect(calls).toEqual(["t"]);
+  offTwiceB();
+  calls.length = 0;
+  notifier.released(key);
+  expect(calls).toEqual([]);
+});

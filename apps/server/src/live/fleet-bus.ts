@@ -144,6 +144,35 @@ function withoutShortHolds(events: [LockEvent, string | null][]): [LockEvent, st
   return events.filter(([event]) => event.type === "refusal" || !done.has(event.lockId));
 }
 
+/**
+ * What a flush sends while nobody watches, and what it keeps for the next one: the batch
+ * (the events held back last time, then the new ones) without its short holds, less the
+ * leases first granted among the new events, which wait one more flush with everything
+ * of theirs. A lease released within about a flush of its grant then never travels; before,
+ * the few in a hundred short holds that straddled two batches cost two events each on
+ * every other instance (docs/decisions/0212).
+ */
+function holdBackFreshGrants(
+  events: [LockEvent, string | null][],
+  carried: number,
+): { send: [LockEvent, string | null][]; keep: [LockEvent, string | null][] } {
+  const fresh = new Set<string>();
+  for (let index = carried; index < events.length; index += 1) {
+    const event = events[index]![0];
+    if (event.type === "grant" && event.reentry === 1) fresh.add(event.lockId);
+  }
+  const batch = withoutShortHolds(events);
+  if (fresh.size === 0) return { send: batch, keep: [] };
+  const send: [LockEvent, string | null][] = [];
+  const keep: [LockEvent, string | null][] = [];
+  for (const entry of batch) {
+    const [event] = entry;
+    if (event.type !== "refusal" && fresh.has(event.lockId)) keep.push(entry);
+    else send.push(entry);
+  }
+  return { send, keep };
+}
+
 /** The record types that grant a permit or a read-write lock, and those that end one. */
 const GRANT_RECORDS = new Set(["permit-grant", "rwlock-grant"]);
 const END_RECORDS = new Set([
@@ -183,9 +212,10 @@ function withoutShortGrants(records: AuditRecord[]): AuditRecord[] {
  * and a cancelWait reaches the instance running the wait, docs/decisions/0155). While
  * alone (standalone or sentinel Redis reports one receiver) it sends no events or waits;
  * a newcomer's `hello` makes every instance send the leases it knows, its last hour of
- * statistics and its waits. While Redis is down, events are dropped (each
- * instance still audits and serves its own), and unsent seconds of statistics are sent
- * when it is back.
+ * statistics and its waits. While no instance has a live subscriber, a lease's events
+ * leave one flush after its grant, and not at all when it ended by then
+ * (docs/decisions/0212). While Redis is down, events are dropped (each instance still
+ * audits and serves its own), and unsent seconds of statistics are sent when it is back.
  *
  * The greeting is the only way a newcomer learns what the fleet already holds, so neither
  * half of it is lost to a publish that failed (docs/decisions/0204): the `hello` is sent
@@ -194,6 +224,8 @@ function withoutShortGrants(records: AuditRecord[]): AuditRecord[] {
  */
 export class FleetBus {
   private events: [LockEvent, string | null][] = [];
+  /** Events of leases granted in the last batch, held back one flush (holdBackFreshGrants). */
+  private heldBack: [LockEvent, string | null][] = [];
   private records: AuditRecord[] = [];
   private timer: NodeJS.Timeout | undefined;
   /** Seconds of own statistics sent up to (inclusive). */
@@ -288,8 +320,18 @@ export class FleetBus {
   private async flushOnce(): Promise<void> {
     const { instanceId } = this.options;
     const now = Date.now();
-    const events = this.someoneWatches(now) ? this.events : withoutShortHolds(this.events);
-    const records = this.someoneWatches(now) ? this.records : withoutShortGrants(this.records);
+    const watched = this.someoneWatches(now);
+    const carried = this.heldBack.length;
+    const batch = carried === 0 ? this.events : this.heldBack.concat(this.events);
+    let events = batch;
+    this.heldBack = [];
+    // A live subscriber sees every event now; a closing instance sends what it held back.
+    if (!watched && !this.closed) {
+      const { send, keep } = holdBackFreshGrants(batch, carried);
+      events = send;
+      this.heldBack = keep;
+    }
+    const records = watched ? this.records : withoutShortGrants(this.records);
     this.events = [];
     this.records = [];
     if (this.options.live.active && now - this.lastWatchSaidMs >= WATCH_EVERY_MS) {
