@@ -1,11 +1,8 @@
-/** Outcomes of a semaphore or read-write acquire, as their metrics label them. */
-export type AcquireOutcome =
-  | "granted"
-  | "refused"
-  | "timeout"
-  | "unavailable"
-  | "cancelled"
-  | "error";
+/**
+ * Outcomes of a semaphore or read-write acquire, as their metrics label them: those of a
+ * lock's acquire.
+ */
+export type { AcquireOutcome } from "../stats/stats-collector.js";
 
 /** The semaphore and read-write acquires' latency buckets, waits included, in seconds. */
 export const ACQUIRE_DURATION_BUCKETS_S = [
