@@ -46,7 +46,7 @@ describe("untilGranted", () => {
     expect(answer).toEqual({ granted: false, retryAfterMs: 500 });
     expect(tries).toBe(1);
     // A release now reaches nobody: the try registered nothing.
-    expect((notifier as unknown as { listeners: number }).listeners).toBe(0);
+    expect((notifier as unknown as { listeners: Map<string, unknown> }).listeners.size).toBe(0);
   });
 
   it("a release that lands while a try is still out is not missed: the next try starts at once", async () => {
