@@ -1,5 +1,7 @@
 // Turns a folder of `verbNoun-N.lua` scripts into a generated TypeScript module, so nothing
-// reads .lua files at run time. Each script gets a versioned command name (prefix, name and
+// reads .lua files at run time. N is the script's number of keys; `verbNoun-n.lua` takes any
+// number, and its caller passes the count first (ioredis `defineCommand` without
+// `numberOfKeys`). Each script gets a versioned command name (prefix, name and
 // a hash of its text) for ioredis `defineCommand`. `--check` fails when the module is stale.
 // With `--include <dir>`, a script line `-- #include <name>` is replaced by the text of
 // `<dir>/<name>.lua` (a snippet shared by several scripts, e.g. Lua functions they call);
@@ -46,13 +48,13 @@ const entries = readdirSync(luaDir)
   .filter((f) => f.endsWith(".lua"))
   .sort()
   .map((file) => {
-    const match = /^([a-z][A-Za-z]*)-(\d+)\.lua$/.exec(file);
-    if (!match) throw new Error(`${file}: Lua scripts are named verbNoun-N.lua`);
+    const match = /^([a-z][A-Za-z]*)-(\d+|n)\.lua$/.exec(file);
+    if (!match) throw new Error(`${file}: Lua scripts are named verbNoun-N.lua or verbNoun-n.lua`);
     const lua = compose(file, readFileSync(join(luaDir, file), "utf8"));
     const version = createHash("sha1").update(lua).digest("hex").slice(0, 8);
     return {
       name: match[1],
-      keys: Number(match[2]),
+      keys: match[2] === "n" ? null : Number(match[2]),
       lua,
       command: `${values.prefix}_${match[1]}_${version}`,
     };
@@ -68,13 +70,28 @@ const body = [
   "  readonly lua: string;",
   "}",
   "",
-  ...entries.map(
-    (e) =>
-      `/** ${e.name}-${e.keys}.lua */\nexport const ${e.name}: LuaScript = ${JSON.stringify(
-        { command: e.command, numberOfKeys: e.keys, lua: e.lua },
-        null,
-        2,
-      )};\n`,
+  ...(entries.some((e) => e.keys === null)
+    ? [
+        "/** A Lua script that takes any number of keys: its caller passes the count first. */",
+        "export interface VariadicLuaScript {",
+        "  readonly command: string;",
+        "  readonly lua: string;",
+        "}",
+        "",
+      ]
+    : []),
+  ...entries.map((e) =>
+    e.keys === null
+      ? `/** ${e.name}-n.lua */\nexport const ${e.name}: VariadicLuaScript = ${JSON.stringify(
+          { command: e.command, lua: e.lua },
+          null,
+          2,
+        )};\n`
+      : `/** ${e.name}-${e.keys}.lua */\nexport const ${e.name}: LuaScript = ${JSON.stringify(
+          { command: e.command, numberOfKeys: e.keys, lua: e.lua },
+          null,
+          2,
+        )};\n`,
   ),
 ].join("\n");
 

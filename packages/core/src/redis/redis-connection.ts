@@ -54,7 +54,13 @@ export function connectRedis(topology: RedisTopology, connectTimeoutMs: number):
     });
   }
   for (const script of Object.values(scripts)) {
-    client.defineCommand(script.command, { numberOfKeys: script.numberOfKeys, lua: script.lua });
+    // A variadic script has no fixed key count: its caller passes the count first.
+    client.defineCommand(
+      script.command,
+      "numberOfKeys" in script
+        ? { numberOfKeys: script.numberOfKeys, lua: script.lua }
+        : { lua: script.lua },
+    );
   }
   return client;
 }

@@ -29,6 +29,7 @@ import type { RedisOpContext } from "./ops/redis-op-context.js";
 import { releaseOp } from "./ops/release.js";
 import type { RedisClient } from "./redis-connection.js";
 import { RedisStoreBase } from "./redis-store-base.js";
+import { ScriptBatcher } from "./script-batch.js";
 import type { RedisLockStoreOptions } from "./redis-store-options.js";
 
 /**
@@ -50,6 +51,8 @@ export class RedisLockStore extends RedisStoreBase implements LockStore {
       binder: this.binder,
       commandTimeoutMs: this.options.commandTimeoutMs,
       waitReplicasTimeoutMs: this.options.waitReplicasTimeoutMs,
+      plainAcquires: ScriptBatcher.plainAcquires(client),
+      releases: ScriptBatcher.releases(client),
     };
   }
 

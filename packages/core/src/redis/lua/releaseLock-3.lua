@@ -17,18 +17,5 @@
     { -5 }                    no lease: it expired or was released
     { -6 }                    the key is held under another lockId
 ]]
-local current = redis.call("GET", KEYS[1])
-if not current then
-  return { -5 }
-end
-local id, fence, reentry, rest = string.match(current, "^([^|]*)|([^|]*)|([^|]*)|(.*)$")
-if id ~= ARGV[1] then
-  return { -6 }
-end
-local remaining = tonumber(reentry) - 1
-if remaining > 0 then
-  redis.call("SET", KEYS[1], id .. "|" .. fence .. "|" .. remaining .. "|" .. rest, "KEEPTTL")
-  return { 1, remaining, current, 0 }
-end
-redis.call("DEL", KEYS[1], KEYS[2])
-return { 1, 0, current, redis.call("DEL", KEYS[3]) }
+-- #include release
+return releaseOne(KEYS[1], KEYS[2], KEYS[3], ARGV[1])

@@ -197,7 +197,13 @@ export async function acquireOp(ctx: RedisOpContext, input: AcquireInput): Promi
     try {
       if (waitReplicas === 0) {
         // The common case inline: one promise less than a helper per acquire.
-        const raw = await withTimeout(callScript(ctx.client, script, redisKeys, args), timeoutMs);
+        // Plain acquires of one turn go in one script call where the client allows it
+        // (decision 0213); the reply of each is the one acquirePlain-5 gives.
+        const sent =
+          !fair && ctx.plainAcquires
+            ? ctx.plainAcquires.send(redisKeys, args)
+            : callScript(ctx.client, script, redisKeys, args);
+        const raw = await withTimeout(sent, timeoutMs);
         reply = parseFor(script, raw, lockId, leaseMs);
       } else {
         ({ reply, acknowledged } = await sendWithWait(

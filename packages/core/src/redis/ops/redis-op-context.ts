@@ -3,6 +3,7 @@ import type { StoreEventEmitter } from "../../events/event-emitter.js";
 import type { EpochBinder } from "../epoch-binder.js";
 import type { RedisKeys } from "../keys.js";
 import type { RedisCaller } from "../redis-caller.js";
+import type { ScriptBatcher } from "../script-batch.js";
 import type { RedisClient } from "../redis-connection.js";
 import { ReplyCode } from "../reply-code.js";
 
@@ -15,6 +16,10 @@ export interface RedisOpContext {
   readonly binder: EpochBinder;
   readonly commandTimeoutMs: number;
   readonly waitReplicasTimeoutMs: number;
+  /** Sends the plain acquires of a turn together; null on a cluster (decision 0213). */
+  readonly plainAcquires: ScriptBatcher | null;
+  /** Sends the releases of a turn together; null on a cluster (decision 0213). */
+  readonly releases: ScriptBatcher | null;
 }
 
 /** The error for a release or extend whose lockId does not hold the key; reports an expiry. */

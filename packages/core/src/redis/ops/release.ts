@@ -45,7 +45,10 @@ export function sendRelease(
   return ctx.caller.call(
     "release",
     lockId,
-    () => callScript(ctx.client, releaseLock, ctx.keys.forRelease(key), [lockId]),
+    () =>
+      ctx.releases
+        ? ctx.releases.send(ctx.keys.forRelease(key), [lockId])
+        : callScript(ctx.client, releaseLock, ctx.keys.forRelease(key), [lockId]),
     parseReleaseReply,
   );
 }
