@@ -4,6 +4,14 @@ import {
   acquirePlainBatch,
   releaseLock,
   releaseLockBatch,
+  rwAcquire,
+  rwAcquireBatch,
+  rwRelease,
+  rwReleaseBatch,
+  semaphoreAcquirePlain,
+  semaphoreAcquirePlainBatch,
+  semaphoreRelease,
+  semaphoreReleaseBatch,
   type LuaScript,
   type VariadicLuaScript,
 } from "./generated/lua-scripts.js";
@@ -22,12 +30,49 @@ interface PendingCall {
   readonly reject: (error: unknown) => void;
 }
 
-/** A script that runs one call, and the batch script that runs several of them in order. */
+/**
+ * A script that runs one call, the batch script that runs several of them in order, and
+ * where the batch script takes each of the single script's keys and arguments (indexes
+ * into them). The batch's KEYS are the `onceKeys` of the first call, then the `itemKeys` of
+ * each call; its ARGV are the highest `highestArg` among the calls (when there is one), the
+ * `onceArgs` of the first call, then the `itemArgs` of each call.
+ */
 interface BatchShape {
   readonly single: LuaScript;
   readonly batch: VariadicLuaScript;
-  /** The batch script's keys and arguments for these calls (two or more). */
-  pack(calls: readonly PendingCall[]): { keys: string[]; args: (string | number)[] };
+  /** Keys the same for every call (the node's epoch record). */
+  readonly onceKeys: readonly number[];
+  readonly itemKeys: readonly number[];
+  /**
+   * The epoch floor: the batch passes the highest among its callers. A floor only rises: a
+   * node below one caller's floor refuses them all, and each rebinds as after a single
+   * refusal.
+   */
+  readonly highestArg?: number;
+  /** Arguments the same for every call (the service's limits). */
+  readonly onceArgs: readonly number[];
+  readonly itemArgs: readonly number[];
+}
+
+/** The batch script's keys and arguments for these calls (two or more). */
+function pack(
+  shape: BatchShape,
+  calls: readonly PendingCall[],
+): { keys: string[]; args: (string | number)[] } {
+  const first = calls[0]!;
+  const keys: string[] = shape.onceKeys.map((i) => first.keys[i]!);
+  const args: (string | number)[] = [];
+  if (shape.highestArg !== undefined) {
+    let highest = 0;
+    for (const call of calls) highest = Math.max(highest, Number(call.args[shape.highestArg]));
+    args.push(highest);
+  }
+  for (const i of shape.onceArgs) args.push(first.args[i]!);
+  for (const call of calls) {
+    for (const i of shape.itemKeys) keys.push(call.keys[i]!);
+    for (const i of shape.itemArgs) args.push(call.args[i]!);
+  }
+  return { keys, args };
 }
 
 /**
@@ -88,7 +133,7 @@ export class ScriptBatcher {
       );
       return;
     }
-    const { keys, args } = this.shape.pack(calls);
+    const { keys, args } = pack(this.shape, calls);
     writeTogetherThisTurn(this.client.stream);
     const command = (
       this.client as unknown as Record<string, (...a: (string | number)[]) => Promise<unknown>>
@@ -109,53 +154,108 @@ export class ScriptBatcher {
   }
 
   /**
-   * Plain acquires (acquirePlain-5's keys: lease, counter, epoch, delay, watch; arguments:
-   * lockId, clientId, ownerId, leaseMs, minEpoch, maxLeaseMs, counterSpan, lockDelayMs);
-   * null on a cluster.
+   * Sends the calls of one script through a batcher on standalone and sentinel; on a
+   * cluster (null batcher), alone.
+   */
+  static send(
+    batcher: ScriptBatcher | null,
+    client: RedisClient,
+    script: LuaScript,
+    keys: readonly string[],
+    args: readonly (string | number)[],
+  ): Promise<unknown> {
+    return batcher ? batcher.send(keys, args) : callScript(client, script, keys, args);
+  }
+
+  /** A batcher for one of the shapes below; null on a cluster. */
+  private static of(client: RedisClient, shape: BatchShape): ScriptBatcher | null {
+    return client instanceof Redis ? new ScriptBatcher(client, shape) : null;
+  }
+
+  /**
+   * Mutex plain acquires (acquirePlain-5's keys: lease, counter, epoch, delay, watch;
+   * arguments: lockId, clientId, ownerId, leaseMs, minEpoch, maxLeaseMs, counterSpan,
+   * lockDelayMs).
    */
   static plainAcquires(client: RedisClient): ScriptBatcher | null {
-    return client instanceof Redis ? new ScriptBatcher(client, PLAIN_ACQUIRES) : null;
+    return ScriptBatcher.of(client, {
+      single: acquirePlain,
+      batch: acquirePlainBatch,
+      onceKeys: [2],
+      itemKeys: [0, 1, 3, 4],
+      highestArg: 4,
+      onceArgs: [5, 6],
+      itemArgs: [0, 1, 2, 3, 7],
+    });
   }
 
-  /** Mutex releases (releaseLock-3's keys and lockId); null on a cluster. */
+  /** Mutex releases (releaseLock-3's keys and lockId). */
   static releases(client: RedisClient): ScriptBatcher | null {
-    return client instanceof Redis ? new ScriptBatcher(client, RELEASES) : null;
+    return ScriptBatcher.of(client, {
+      single: releaseLock,
+      batch: releaseLockBatch,
+      onceKeys: [],
+      itemKeys: [0, 1, 2],
+      onceArgs: [],
+      itemArgs: [0],
+    });
+  }
+
+  /**
+   * Plain semaphore acquires (semaphoreAcquirePlain-5's keys: grants, facts, counter, epoch,
+   * watch; arguments: lockId, clientId, ownerId, leaseMs, minEpoch, maxLeaseMs, counterSpan,
+   * permits, totalPermits, permits held elsewhere, maxTotalPermits).
+   */
+  static permitAcquires(client: RedisClient): ScriptBatcher | null {
+    return ScriptBatcher.of(client, {
+      single: semaphoreAcquirePlain,
+      batch: semaphoreAcquirePlainBatch,
+      onceKeys: [3],
+      itemKeys: [0, 1, 2, 4],
+      highestArg: 4,
+      onceArgs: [5, 6, 10],
+      itemArgs: [0, 1, 2, 3, 7, 8, 9],
+    });
+  }
+
+  /** Semaphore releases (semaphoreRelease-3's keys and lockId). */
+  static permitReleases(client: RedisClient): ScriptBatcher | null {
+    return ScriptBatcher.of(client, {
+      single: semaphoreRelease,
+      batch: semaphoreReleaseBatch,
+      onceKeys: [],
+      itemKeys: [0, 1, 2],
+      onceArgs: [],
+      itemArgs: [0],
+    });
+  }
+
+  /**
+   * Read-write acquires (rwAcquire-5's keys: state, counter, epoch, mutex, watch; arguments:
+   * mode, lockId, clientId, ownerId, leaseMs, minEpoch, maxLeaseMs, counterSpan, writer
+   * preference, intentMs, retainMs).
+   */
+  static rwAcquires(client: RedisClient): ScriptBatcher | null {
+    return ScriptBatcher.of(client, {
+      single: rwAcquire,
+      batch: rwAcquireBatch,
+      onceKeys: [2],
+      itemKeys: [0, 1, 3, 4],
+      highestArg: 5,
+      onceArgs: [6, 7, 10],
+      itemArgs: [0, 1, 2, 3, 4, 8, 9],
+    });
+  }
+
+  /** Read-write releases (rwRelease-2's keys and lockId). */
+  static rwReleases(client: RedisClient): ScriptBatcher | null {
+    return ScriptBatcher.of(client, {
+      single: rwRelease,
+      batch: rwReleaseBatch,
+      onceKeys: [],
+      itemKeys: [0, 1],
+      onceArgs: [],
+      itemArgs: [0],
+    });
   }
 }
-
-const PLAIN_ACQUIRES: BatchShape = {
-  single: acquirePlain,
-  batch: acquirePlainBatch,
-  // KEYS: the epoch key once (one record on standalone and sentinel), then lease, counter,
-  // delay and watch of each acquire. ARGV: the highest epoch floor among them (a floor only
-  // rises: a node below one caller's floor refuses them all, and each rebinds as after a
-  // single refusal), the lease cap and the counter span once, then lockId, clientId,
-  // ownerId, leaseMs and lockDelayMs of each.
-  pack(calls) {
-    const first = calls[0]!;
-    const keys: string[] = [first.keys[2] as string];
-    const args: (string | number)[] = [0, first.args[5]!, first.args[6]!];
-    let minEpoch = 0;
-    for (const { keys: k, args: a } of calls) {
-      keys.push(k[0]!, k[1]!, k[3]!, k[4]!);
-      args.push(a[0]!, a[1]!, a[2]!, a[3]!, a[7]!);
-      if (Number(a[4]) > minEpoch) minEpoch = Number(a[4]);
-    }
-    args[0] = minEpoch;
-    return { keys, args };
-  },
-};
-
-const RELEASES: BatchShape = {
-  single: releaseLock,
-  batch: releaseLockBatch,
-  pack(calls) {
-    const keys: string[] = [];
-    const args: (string | number)[] = [];
-    for (const { keys: k, args: a } of calls) {
-      keys.push(k[0]!, k[1]!, k[2]!);
-      args.push(a[0]!);
-    }
-    return { keys, args };
-  },
-};

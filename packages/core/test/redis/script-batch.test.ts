@@ -12,6 +12,7 @@ import {
 import { eventually } from "../support/eventually.js";
 import { holder, sleep, uniqueResource } from "../support/ids.js";
 import { openRedisStore } from "../support/redis-target.js";
+import { scriptCalls } from "../support/script-calls.js";
 
 // Decision 0213: on standalone and sentinel the first plain acquire (or release) of a turn
 // goes to Redis at once and the rest of the turn's go together in one script call, and each
@@ -37,16 +38,6 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-/** Script calls Redis has run so far (EVALSHA, and EVAL when a script was not loaded). */
-async function scriptCalls(): Promise<number> {
-  const stats = await raw.info("commandstats");
-  let calls = 0;
-  for (const match of stats.matchAll(/^cmdstat_(?:evalsha|eval):calls=(\d+)/gm)) {
-    calls += Number(match[1]);
-  }
-  return calls;
-}
-
 function fenceOf(grant: { fence: string | null }): bigint {
   if (grant.fence === null) throw new Error("a Redis grant has a fence");
   return BigInt(grant.fence);
@@ -71,7 +62,7 @@ test("plain acquires made in one turn are two script calls, each answered as if 
   );
   await sleep(100);
 
-  const before = await scriptCalls();
+  const before = await scriptCalls(raw);
   const [fresh, refused, reentered, first, second, ...many] = await Promise.all([
     store.acquire({ ...key("fresh"), holder: b, leaseMs: 5_000 }),
     store.acquire({ ...key("held"), holder: b, leaseMs: 5_000 }),
@@ -84,7 +75,7 @@ test("plain acquires made in one turn are two script calls, each answered as if 
     ),
   ]);
   // The first alone, the other 24 in one call.
-  expect(await scriptCalls()).toBe(before + 2);
+  expect(await scriptCalls(raw)).toBe(before + 2);
 
   const freshGrant = grantOf(fresh);
   expect(freshGrant).toMatchObject({ reentry: 1, reentered: false, tier: "redis", renewals: 0 });
@@ -122,7 +113,7 @@ test("releases made in one turn are two script calls; a wrong lockId fails only 
       store.acquire({ resource, businessKey: `k${i}`, holder: h, leaseMs: 5_000 }).then(grantOf),
     ),
   );
-  const before = await scriptCalls();
+  const before = await scriptCalls(raw);
   const outcomes = await Promise.allSettled(
     grants.map((g, i) =>
       store.release({
@@ -134,7 +125,7 @@ test("releases made in one turn are two script calls; a wrong lockId fails only 
     ),
   );
   // The first alone, the other 5 in one call.
-  expect(await scriptCalls()).toBe(before + 2);
+  expect(await scriptCalls(raw)).toBe(before + 2);
   for (const outcome of outcomes.slice(0, 5)) {
     expect(outcome).toMatchObject({ status: "fulfilled", value: { released: true, reentry: 0 } });
   }

@@ -15,23 +15,7 @@
                               mark was there (it is removed), else 0
     { -5 }                           no live grant under lockId
 ]]
+-- #include rwRelease
 local time = redis.call("TIME")
-local nowMs = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-local field = "g:" .. ARGV[1]
-local value = redis.call("HGET", KEYS[1], field)
-if not value then
-  return { -5 }
-end
-local m, f, r, rest = string.match(value, "^([^|]*)|([^|]*)|([^|]*)|(.*)$")
-local e = string.match(rest, "^[^|]*|[^|]*|([^|]*)|")
-if tonumber(e) <= nowMs then
-  redis.call("HDEL", KEYS[1], field)
-  return { -5 }
-end
-local remaining = tonumber(r) - 1
-if remaining > 0 then
-  redis.call("HSET", KEYS[1], field, m .. "|" .. f .. "|" .. remaining .. "|" .. rest)
-  return { 1, remaining, value, 0 }
-end
-redis.call("HDEL", KEYS[1], field)
-return { 1, 0, value, redis.call("DEL", KEYS[2]) }
+return rwReleaseOne(KEYS[1], KEYS[2], ARGV[1],
+  tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000))

@@ -37,32 +37,9 @@
 -- #include fence
 -- #include permits
 -- #include watch
-local leaseMs = tonumber(ARGV[4])
-local permits = tonumber(ARGV[8])
-local total = tonumber(ARGV[9])
-if not permitArgsValid(leaseMs, tonumber(ARGV[6]), permits, total, tonumber(ARGV[11]), tonumber(ARGV[10])) then
-  return { -1 }
-end
-
+-- #include permitPlain
 local time = redis.call("TIME")
 local nowMs = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-local inUse, held = livePermits(KEYS[1], KEYS[2], nowMs)
-
--- A refusal writes nothing but the watch mark and mints no fence, so it needs no epoch check.
-local needed = inUse + tonumber(ARGV[10]) + permits - total
-if needed > 0 then
-  local retryMs = retryAfterMs(held, needed)
-  markWatched(KEYS[5], retryMs)
-  return { 0, inUse, retryMs, nowMs }
-end
-
-local epoch, notBound = boundEpoch(KEYS[4], tonumber(ARGV[5]))
-if not epoch then
-  return notBound
-end
-local minted = mintFence(KEYS[3], epoch, tonumber(ARGV[7]))
-if not minted then
-  return { -4 }
-end
-writeGrant(KEYS[1], KEYS[2], ARGV[1], ARGV[8], minted, nowMs, ARGV[2], ARGV[3], ARGV[9], leaseMs, #held > 0)
-return { 1, minted, inUse + permits, nowMs }
+return permitAcquirePlain(KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], ARGV[1], ARGV[2],
+  ARGV[3], ARGV[4], ARGV[8], ARGV[9], ARGV[10], tonumber(ARGV[5]), tonumber(ARGV[6]),
+  tonumber(ARGV[7]), tonumber(ARGV[11]), nowMs, {})

@@ -44,6 +44,7 @@ import type { RedisKeys } from "../keys.js";
 import { listRwKeys } from "./list-rw-keys.js";
 import { callScript, type RedisClient } from "../redis-connection.js";
 import { RedisStoreBase } from "../redis-store-base.js";
+import { ScriptBatcher } from "../script-batch.js";
 import type { RedisLockStoreOptions } from "../redis-store-options.js";
 import { UnexpectedReplyError, replyArray } from "../reply-code.js";
 
@@ -113,9 +114,14 @@ export class RedisRwLockStore extends RedisStoreBase implements RwLockStore {
   /** Rebinds completed by this store (see {@link rebindUnlessDone}). */
   private bindsDone = 0;
   private rebinding: Promise<void> | undefined;
+  /** A turn's acquires and its releases each go together (decision 0213); null on a cluster. */
+  private readonly acquires: ScriptBatcher | null;
+  private readonly releases: ScriptBatcher | null;
 
   private constructor(client: RedisClient, options: RedisLockStoreOptions) {
     super(client, options);
+    this.acquires = ScriptBatcher.rwAcquires(client);
+    this.releases = ScriptBatcher.rwReleases(client);
   }
 
   /**
@@ -162,7 +168,7 @@ export class RedisRwLockStore extends RedisStoreBase implements RwLockStore {
       let raw: unknown;
       try {
         raw = await withTimeout(
-          callScript(this.client, rwAcquire, redisKeys, args),
+          ScriptBatcher.send(this.acquires, this.client, rwAcquire, redisKeys, args),
           this.caller.timeoutFor(leaseMs),
         );
       } catch (error) {
@@ -237,7 +243,10 @@ export class RedisRwLockStore extends RedisStoreBase implements RwLockStore {
     const reply = await this.caller.call(
       "release",
       lockId,
-      () => callScript(this.client, rwRelease, rwReleaseKeys(this.keys, key), [lockId]),
+      () =>
+        ScriptBatcher.send(this.releases, this.client, rwRelease, rwReleaseKeys(this.keys, key), [
+          lockId,
+        ]),
       (raw) => replyArray("rwRelease-2", raw),
     );
     if (reply[0] !== 1) throw new NotHolderError(lockId, "expired");

@@ -38,6 +38,7 @@ import {
 } from "../generated/lua-scripts.js";
 import { callScript, type RedisClient } from "../redis-connection.js";
 import { RedisStoreBase } from "../redis-store-base.js";
+import { ScriptBatcher } from "../script-batch.js";
 import type { RedisLockStoreOptions } from "../redis-store-options.js";
 import { UnexpectedReplyError, replyArray } from "../reply-code.js";
 import { SemaphoreKeys } from "./semaphore-keys.js";
@@ -64,10 +65,15 @@ export type RedisSemaphoreStoreOptions = RedisLockStoreOptions;
  */
 export class RedisSemaphoreStore extends RedisStoreBase implements SemaphoreStore {
   private readonly semaphoreKeys: SemaphoreKeys;
+  /** A turn's plain acquires and its releases each go together (decision 0213); null on a cluster. */
+  private readonly plainAcquires: ScriptBatcher | null;
+  private readonly releases: ScriptBatcher | null;
 
   private constructor(client: RedisClient, options: RedisSemaphoreStoreOptions) {
     super(client, options);
     this.semaphoreKeys = new SemaphoreKeys(this.keys);
+    this.plainAcquires = ScriptBatcher.permitAcquires(client);
+    this.releases = ScriptBatcher.permitReleases(client);
   }
 
   /** Connects and loads the durable epoch; with `lazy`, returns at once and connects in the background. */
@@ -120,7 +126,12 @@ export class RedisSemaphoreStore extends RedisStoreBase implements SemaphoreStor
       try {
         reply = replyArray(
           script === semaphoreAcquire ? "semaphoreAcquire" : "semaphoreAcquirePlain",
-          await withTimeout(callScript(this.client, script, redisKeys, args), timeoutMs),
+          await withTimeout(
+            fair
+              ? callScript(this.client, script, redisKeys, args)
+              : ScriptBatcher.send(this.plainAcquires, this.client, script, redisKeys, args),
+            timeoutMs,
+          ),
         );
       } catch (error) {
         throw this.caller.failure("acquire", key, lockId, error, leaseMs);
@@ -191,7 +202,14 @@ export class RedisSemaphoreStore extends RedisStoreBase implements SemaphoreStor
     const reply = await this.caller.call(
       "release",
       lockId,
-      () => callScript(this.client, semaphoreRelease, this.semaphoreKeys.forRelease(key), [lockId]),
+      () =>
+        ScriptBatcher.send(
+          this.releases,
+          this.client,
+          semaphoreRelease,
+          this.semaphoreKeys.forRelease(key),
+          [lockId],
+        ),
       (raw) => replyArray("semaphoreRelease", raw),
     );
     if (reply[0] !== Code.Ok) throw new NotHolderError(lockId, "expired");

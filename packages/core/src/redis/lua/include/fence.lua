@@ -19,6 +19,17 @@ local function boundEpoch(epochKey, minEpoch)
   return epoch
 end
 
+-- boundEpoch once per script: a script that answers several acquires (decision 0213) keeps
+-- the answer in `shared`, a table it passes to each. Nothing a script does changes the epoch
+-- record or the node's replication id, so the first answer holds for the whole script.
+local function boundEpochOnce(shared, epochKey, minEpoch)
+  if not shared.bound then
+    shared.bound = true
+    shared.epoch, shared.notBound = boundEpoch(epochKey, minEpoch)
+  end
+  return shared.epoch, shared.notBound
+end
+
 -- The next fence of a shard's counter (counterKey, a hash { e = the epoch it counts in, n =
 -- its last value }) in epoch: epoch * span + n, with n restarting at 1 in a new epoch. Writes
 -- the counter. nil when the counter ran out in this epoch (the caller returns { -4 }).

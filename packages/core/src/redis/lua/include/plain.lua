@@ -4,9 +4,9 @@
 --
 -- plainAcquire(leaseKey, counterKey, epochKey, delayKey, watchKey, lockId, clientId, ownerId,
 -- leaseMs, delayMs, minEpoch, maxLeaseMs, span, shared) answers one acquire as acquirePlain-5
--- documents. `shared` is a table the caller keeps for the whole script: the epoch check and
--- the Redis clock are read once per script and kept there (both scripts pass one epoch key
--- for every acquire; nothing a script does changes the epoch record or the replication id).
+-- documents. `shared` is a table the caller keeps for the whole script: the epoch check
+-- (boundEpochOnce) and the Redis clock are read once per script and kept there (both scripts
+-- pass one epoch key for every acquire).
 local function plainAcquire(leaseKey, counterKey, epochKey, delayKey, watchKey, lockId,
                             clientId, ownerId, leaseArg, delayArg, minEpoch, maxLeaseMs, span,
                             shared)
@@ -40,15 +40,13 @@ local function plainAcquire(leaseKey, counterKey, epochKey, delayKey, watchKey, 
   -- Everything below writes. A promoted replica carries the old master's epoch record but has
   -- a new replication id: refusing here closes the window before the store notices the
   -- failover (docs/decisions/0004).
-  if not shared.checked then
-    shared.checked = true
-    shared.epoch, shared.notBound = boundEpoch(epochKey, minEpoch)
+  local epoch, notBound = boundEpochOnce(shared, epochKey, minEpoch)
+  if not epoch then
+    return notBound
+  end
+  if not shared.nowMs then
     local time = redis.call("TIME")
     shared.nowMs = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-  end
-  local epoch = shared.epoch
-  if not epoch then
-    return shared.notBound
   end
   local nowMs = shared.nowMs
 

@@ -1,0 +1,241 @@
+import { startRedis, type StandaloneRedis } from "@warden/testkit";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, expect, test } from "vitest";
+import {
+  FENCE_LAYOUT,
+  InvalidArgumentError,
+  NotHolderError,
+  RedisRwLockStore,
+  type RedisLockStore,
+} from "../../src/index.js";
+import { RedisSemaphoreStore } from "../../src/redis/semaphore/redis-semaphore-store.js";
+import type { RwAcquireResult } from "../../src/store/rw-lock-store.js";
+import type { PermitResult } from "../../src/store/semaphore-store.js";
+import { holder, uniqueResource } from "../support/ids.js";
+import { openRedisStore } from "../support/redis-target.js";
+import { scriptCalls } from "../support/script-calls.js";
+
+// Decision 0213 for the semaphore and the read-write lock: on standalone and sentinel the
+// first plain acquire (or release) of a turn goes to Redis at once and the rest of the
+// turn's go together in one script call, and each caller still gets the answer it would get
+// alone: grants, refusals, errors and fences.
+
+let redis: StandaloneRedis;
+let raw: Redis;
+let mutex: RedisLockStore;
+let semaphores: RedisSemaphoreStore;
+let rw: RedisRwLockStore;
+
+beforeAll(async () => {
+  redis = await startRedis();
+  raw = new Redis(redis.url);
+  const topology = { mode: "standalone" as const, url: redis.url };
+  const opened = await openRedisStore(topology);
+  mutex = opened.store;
+  semaphores = await RedisSemaphoreStore.open({ topology, epochSource: opened.epochSource });
+  rw = await RedisRwLockStore.open({ topology, epochSource: opened.epochSource });
+});
+
+afterAll(async () => {
+  raw?.disconnect();
+  await rw?.close();
+  await semaphores?.close();
+  await mutex?.close();
+  await redis?.stop();
+});
+
+function epochOf(fence: string | null): bigint {
+  if (fence === null) throw new Error("a Redis grant has a fence");
+  return BigInt(fence) / BigInt(FENCE_LAYOUT.counterSpan);
+}
+
+function permitOf(result: PermitResult): Extract<PermitResult, { granted: true }> {
+  if (!result.granted) throw new Error(`not granted: ${JSON.stringify(result)}`);
+  return result;
+}
+
+function rwGrantOf(result: RwAcquireResult): Extract<RwAcquireResult, { granted: true }> {
+  if (!result.granted) throw new Error(`not granted: ${JSON.stringify(result)}`);
+  return result;
+}
+
+test("semaphore: plain acquires of one turn are two script calls, each answered as if alone", async () => {
+  const resource = uniqueResource();
+  const key = (businessKey: string) => ({ resource, businessKey });
+  const a = holder("a");
+  const b = holder("b");
+  const full = permitOf(
+    await semaphores.acquire({
+      ...key("full"),
+      holder: a,
+      leaseMs: 5_000,
+      permits: 2,
+      totalPermits: 2,
+    }),
+  );
+  // A batch first, so the batch script is loaded and each call below is one EVALSHA.
+  await Promise.all(
+    [1, 2, 3].map((i) =>
+      semaphores.acquire({ ...key(`w${i}`), holder: a, leaseMs: 50, totalPermits: 1 }),
+    ),
+  );
+
+  const before = await scriptCalls(raw);
+  const [fresh, refused, first, second, third, ...many] = await Promise.all([
+    semaphores.acquire({ ...key("fresh"), holder: b, leaseMs: 5_000, permits: 2, totalPermits: 3 }),
+    semaphores.acquire({ ...key("full"), holder: b, leaseMs: 5_000, totalPermits: 2 }),
+    // One key three times in one call, two permits: the first two are granted, each counting
+    // the grants before it; the third is refused.
+    semaphores.acquire({ ...key("shared"), holder: a, leaseMs: 5_000, totalPermits: 2 }),
+    semaphores.acquire({ ...key("shared"), holder: b, leaseMs: 5_000, totalPermits: 2 }),
+    semaphores.acquire({ ...key("shared"), holder: b, leaseMs: 5_000, totalPermits: 2 }),
+    ...Array.from({ length: 20 }, (_, i) =>
+      semaphores.acquire({ ...key(`many-${i}`), holder: b, leaseMs: 5_000, totalPermits: 1 }),
+    ),
+  ]);
+  // The first alone, the other 24 in one call.
+  expect(await scriptCalls(raw)).toBe(before + 2);
+
+  const freshGrant = permitOf(fresh);
+  expect(freshGrant).toMatchObject({ permits: 2, inUse: 2, totalPermits: 3, ttlMs: 5_000 });
+  expect(refused).toMatchObject({ granted: false, inUse: 2, queued: false, tier: "redis" });
+  expect((refused as { retryAfterMs: number }).retryAfterMs).toBeGreaterThan(4_000);
+  expect(permitOf(first)).toMatchObject({ inUse: 1 });
+  expect(permitOf(second)).toMatchObject({ inUse: 2 });
+  expect(third).toMatchObject({ granted: false, inUse: 2 });
+  const grants = [freshGrant, permitOf(first), permitOf(second), ...many.map(permitOf)];
+  // One epoch check for the whole call found the epoch bound before it. Fences are unique
+  // per shard counter, not per resource (keys.ts), so only their epoch is compared.
+  for (const grant of grants) expect(epochOf(grant.fence)).toBe(epochOf(full.fence));
+  // The stored grants are the ones the replies describe.
+  const view = await semaphores.inspect(key("shared"));
+  expect(view.inUse).toBe(2);
+  expect(view.holders.map((h) => h.lockId).sort()).toEqual(
+    [permitOf(first).lockId, permitOf(second).lockId].sort(),
+  );
+});
+
+test("semaphore: releases of one turn are two script calls; an unknown lockId fails only its own", async () => {
+  const resource = uniqueResource();
+  const h = holder("r");
+  const grants = await Promise.all(
+    Array.from({ length: 6 }, (_, i) =>
+      semaphores
+        .acquire({ resource, businessKey: `k${i % 3}`, holder: h, leaseMs: 5_000, totalPermits: 2 })
+        .then(permitOf),
+    ),
+  );
+  const before = await scriptCalls(raw);
+  const outcomes = await Promise.allSettled(
+    grants.map((g, i) =>
+      semaphores.release({
+        resource,
+        businessKey: `k${i % 3}`,
+        // The last one names a grant of another key.
+        lockId: i === 5 ? grants[0]!.lockId : g.lockId,
+      }),
+    ),
+  );
+  // The first alone, the other 5 in one call.
+  expect(await scriptCalls(raw)).toBe(before + 2);
+  for (const [i, outcome] of outcomes.slice(0, 5).entries()) {
+    expect(outcome).toMatchObject({ status: "fulfilled", value: { lockId: grants[i]!.lockId } });
+  }
+  expect((outcomes[5] as PromiseRejectedResult).reason).toBeInstanceOf(NotHolderError);
+  expect((await semaphores.inspect({ resource, businessKey: "k0" })).inUse).toBe(0);
+  expect((await semaphores.inspect({ resource, businessKey: "k1" })).inUse).toBe(0);
+  const k2 = await semaphores.inspect({ resource, businessKey: "k2" });
+  expect(k2.holders.map((g) => g.lockId)).toEqual([grants[5]!.lockId]);
+});
+
+test("read-write: acquires of one turn are two script calls, each answered as if alone", async () => {
+  const resource = uniqueResource();
+  const key = (businessKey: string) => ({ resource, businessKey });
+  const a = holder("a");
+  const b = holder("b");
+  const c = holder("c");
+  const writer = rwGrantOf(await rw.acquireWrite({ ...key("written"), holder: a, leaseMs: 5_000 }));
+  await mutex.acquire({ ...key("mutex"), holder: a, leaseMs: 5_000 });
+  await Promise.all(
+    [1, 2, 3].map((i) => rw.acquireRead({ ...key(`w${i}`), holder: a, leaseMs: 50 })),
+  );
+
+  const before = await scriptCalls(raw);
+  const [refused, reader1, reader2, write1, write2, mixed, asMutex, ...many] =
+    await Promise.allSettled([
+      rw.acquireRead({ ...key("written"), holder: b, leaseMs: 5_000 }),
+      // Two readers of one key in one call join one read generation: one fence.
+      rw.acquireRead({ ...key("read"), holder: b, leaseMs: 5_000 }),
+      rw.acquireRead({ ...key("read"), holder: c, leaseMs: 5_000 }),
+      // Two writers of one key: the first is granted, the second sees it.
+      rw.acquireWrite({ ...key("write"), holder: b, leaseMs: 5_000 }),
+      rw.acquireWrite({ ...key("write"), holder: c, leaseMs: 5_000 }),
+      // The holder of the write asks to read it: refused as an error, alone.
+      rw.acquireRead({ ...key("written"), holder: a, leaseMs: 5_000 }),
+      // A key held as a mutex: an error, alone.
+      rw.acquireRead({ ...key("mutex"), holder: b, leaseMs: 5_000 }),
+      ...Array.from({ length: 20 }, (_, i) =>
+        rw.acquireWrite({ ...key(`many-${i}`), holder: c, leaseMs: 5_000 }),
+      ),
+    ]);
+  // The first alone, the other 26 in one call.
+  expect(await scriptCalls(raw)).toBe(before + 2);
+
+  const value = <T>(outcome: PromiseSettledResult<T>): T => {
+    if (outcome.status === "rejected") throw outcome.reason;
+    return outcome.value;
+  };
+  expect(value(refused)).toMatchObject({ granted: false, reason: "write-held", holders: [a] });
+  const r1 = rwGrantOf(value(reader1));
+  const r2 = rwGrantOf(value(reader2));
+  expect(r1.fence).toBe(r2.fence);
+  expect(r1.lockId).not.toBe(r2.lockId);
+  const w1 = rwGrantOf(value(write1));
+  expect(w1).toMatchObject({ mode: "write", reentry: 1, ttlMs: 5_000 });
+  expect(value(write2)).toMatchObject({ granted: false, reason: "write-held", holders: [b] });
+  for (const outcome of [mixed, asMutex]) {
+    expect((outcome as PromiseRejectedResult).reason).toBeInstanceOf(InvalidArgumentError);
+  }
+  const grants = [r1, w1, ...many.map((m) => rwGrantOf(value(m)))];
+  for (const grant of grants) expect(epochOf(grant.fence)).toBe(epochOf(writer.fence));
+  // The stored state is the one the replies describe.
+  expect((await rw.inspect(key("read")))?.readers.map((g) => g.lockId).sort()).toEqual(
+    [r1.lockId, r2.lockId].sort(),
+  );
+  expect((await rw.inspect(key("write")))?.writer?.lockId).toBe(w1.lockId);
+});
+
+test("read-write: releases of one turn are two script calls; an unknown lockId fails only its own", async () => {
+  const resource = uniqueResource();
+  const grants = await Promise.all(
+    Array.from({ length: 6 }, (_, i) =>
+      rw
+        .acquireRead({
+          resource,
+          businessKey: `k${i % 3}`,
+          holder: holder(`r${i}`),
+          leaseMs: 5_000,
+        })
+        .then(rwGrantOf),
+    ),
+  );
+  const before = await scriptCalls(raw);
+  const outcomes = await Promise.allSettled(
+    grants.map((g, i) =>
+      rw.release({
+        resource,
+        businessKey: `k${i % 3}`,
+        lockId: i === 5 ? grants[0]!.lockId : g.lockId,
+      }),
+    ),
+  );
+  expect(await scriptCalls(raw)).toBe(before + 2);
+  for (const outcome of outcomes.slice(0, 5)) {
+    expect(outcome).toMatchObject({ status: "fulfilled", value: { released: true, mode: "read" } });
+  }
+  expect((outcomes[5] as PromiseRejectedResult).reason).toBeInstanceOf(NotHolderError);
+  expect((await rw.inspect({ resource, businessKey: "k0" }))?.readers ?? []).toEqual([]);
+  expect((await rw.inspect({ resource, businessKey: "k2" }))?.readers.map((g) => g.lockId)).toEqual(
+    [grants[5]!.lockId],
+  );
+});
