@@ -16,7 +16,7 @@ afterAll(async () => {
 test("after close() nothing keeps the process alive: held lock, renewals, heartbeats, a wait in flight", async () => {
   const resource = await stack.resource("exit");
   const child = runFixture("close-and-exit", ["busy", stack.url, stack.apiKey, resource]);
-  expect(await child.line(/^waiter: /)).toBe("waiter: unknown");
+  expect(await child.line(/^waiter: /)).toBe("waiter: closed");
   expect(await child.line(/^held lock signal aborted: /)).toBe("held lock signal aborted: true");
   await child.line(/^closed$/);
   const closedAt = performance.now();

@@ -1,9 +1,4 @@
-import {
-  LockTimeoutError,
-  LockUnavailableError,
-  OutcomeUnknownError,
-  UnknownResourceError,
-} from "@warden/contract";
+import { LockTimeoutError, OutcomeUnknownError, UnknownResourceError } from "@warden/contract";
 import type { ClientContext } from "../client/client-context.js";
 import type { LeaseFacts } from "../lease/lease-facts.js";
 import type { Lease, LeaseLifecycle } from "../lease/lease.js";
@@ -17,6 +12,7 @@ import { acquireLocally, localPolicy } from "./acquire-locally.js";
 import { waitForLocalHolders } from "./local-attempt.js";
 import { openRemoteLease } from "./open-lease.js";
 import { remoteAttempt } from "./remote-attempt.js";
+import { clientClosed } from "./withdrawable-wait.js";
 
 /** A lease and the owner it was acquired for; null when not granted in time (tryAcquire). */
 export type Acquired = { readonly lease: Lease; readonly ownerId: string } | null;
@@ -65,7 +61,7 @@ async function acquireUntraced(
   request: ResolvedAcquire,
   mode: "wait" | "try",
 ): Promise<Acquired> {
-  if (ctx.closing) throw new LockUnavailableError("the Warden client is closed");
+  if (ctx.closing) throw clientClosed();
   const { resource, businessKey, signal } = request;
   const ownerId = request.ownerId ?? ambientOwner(ctx.owner) ?? newOwnerId();
   const held = ctx.registry.heldBy(resource, businessKey, ownerId);
@@ -96,10 +92,11 @@ async function acquireUntraced(
       switch (attempt.kind) {
         case "granted": {
           const facts = factsOf(request, ownerId, attempt.grant);
-          if (signal?.aborted) {
-            // Granted as the caller gave up: the grant is released, never dropped.
-            void ctx.remote.release(facts);
-            throw signal.reason;
+          if (signal?.aborted || ctx.closing) {
+            // Granted as the caller gave up or the client began to close: the grant is
+            // released, never dropped, and close() waits for that release.
+            ctx.acquiring.releaseInBackground(ctx.remote.release(facts));
+            throw signal?.aborted ? signal.reason : clientClosed();
           }
           ctx.policies.refreshSoon(resource);
           const lease = await openRemoteLease(ctx, lifecycle, {
@@ -143,6 +140,7 @@ async function acquireUntraced(
           throw failure.error;
         case "wait-cancelled":
         case "retry-later": {
+          if (ctx.closing) throw clientClosed();
           const leftMs = deadline - monotonicNow();
           if (leftMs <= 0) {
             if (failure.kind === "retry-later") throw failure.error;

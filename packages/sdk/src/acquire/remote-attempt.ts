@@ -2,7 +2,7 @@ import type { Holder, Tier } from "@warden/contract";
 import type { ClientContext } from "../client/client-context.js";
 import { monotonicNow } from "../time/monotonic.js";
 import { classifyFailure, type CallFailure } from "../transport/map-error.js";
-import { newWaitId, withdrawWait } from "./withdrawable-wait.js";
+import { clientClosed, newWaitId, withdrawWait } from "./withdrawable-wait.js";
 
 /** A grant as `lock.acquire` returns it. */
 export interface GrantReply {
@@ -57,6 +57,8 @@ export async function remoteAttempt(
 ): Promise<RemoteAttempt> {
   const { signal } = request;
   if (signal?.aborted) return { kind: "aborted" };
+  // A retry after close() began is not sent (close waits for the acquires in flight).
+  if (ctx.closing) return { kind: "failed", failure: { kind: "answer", error: clientClosed() } };
   const waitId = request.waitMs > 0 ? newWaitId() : undefined;
   // A try asks the server to watch the key if refused, for the short-circuit.
   const watch = request.waitMs === 0 && ctx.shortCircuit.enabledFor(request.resource);
@@ -77,6 +79,8 @@ export async function remoteAttempt(
     if (waitId !== undefined && sentAt !== null) void withdrawWait(ctx, waitId, () => settled);
   };
   signal?.addEventListener("abort", onAbort, { once: true });
+  // close() withdraws the waits in flight too.
+  const unregister = waitId === undefined ? null : ctx.acquiring.waiting(onAbort);
   try {
     const reply = await ctx.connection.call(
       (api, call) => {
@@ -107,5 +111,6 @@ export async function remoteAttempt(
   } finally {
     settled = true;
     signal?.removeEventListener("abort", onAbort);
+    unregister?.();
   }
 }

@@ -53,35 +53,46 @@ export async function withdrawableQuery<T>(
 ): Promise<T> {
   const { signal } = request;
   signal?.throwIfAborted();
-  const waitId = request.waitMs > 0 && signal ? newWaitId() : undefined;
+  if (ctx.closing) throw clientClosed();
+  // Every wait carries a waitId: close() withdraws the waits in flight, signal or not.
+  const waitId = request.waitMs > 0 ? newWaitId() : undefined;
   let settled = false;
   const onAbort = () => {
     if (waitId !== undefined) void withdrawWait(ctx, waitId, () => settled);
   };
   signal?.addEventListener("abort", onAbort, { once: true });
-  if (ctx.closing) throw new LockUnavailableError("the Warden client is closed");
+  const unregister = waitId === undefined ? null : ctx.acquiring.waiting(onAbort);
   try {
     return await ctx.connection.call(run(waitId), ctx.options.requestTimeoutMs);
   } catch (error) {
     const context = { operation, resource };
     const failure = classifyFailure(error, context);
     if (failure.kind === "wait-cancelled" && signal?.aborted) throw signal.reason;
+    if (failure.kind === "wait-cancelled" && ctx.closing) throw clientClosed();
     throw failureToError(failure, context);
   } finally {
     settled = true;
     signal?.removeEventListener("abort", onAbort);
+    unregister?.();
   }
 }
 
 /**
- * After a grant: when `signal` aborted while it was on its way, releases `held` in the
- * background (a grant is released, never dropped) and throws the signal's reason.
+ * After a grant: when `signal` aborted or the client began to close while it was on its
+ * way, releases `held` in the background (a grant is released, never dropped; close()
+ * waits for that release) and throws the signal's reason or the client's closing.
  */
 export function abortedAfter(
+  ctx: ClientContext,
   signal: AbortSignal | undefined,
   held: { release(): Promise<unknown> },
 ): void {
-  if (!signal?.aborted) return;
-  void held.release().catch(() => undefined);
-  throw signal.reason;
+  if (!signal?.aborted && !ctx.closing) return;
+  ctx.acquiring.releaseInBackground(held.release());
+  throw signal?.aborted ? signal.reason : clientClosed();
+}
+
+/** What an acquire of a client that is closing answers. */
+export function clientClosed(): LockUnavailableError {
+  return new LockUnavailableError("the Warden client is closed");
 }

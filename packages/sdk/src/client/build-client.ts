@@ -23,6 +23,11 @@ export interface ClientParts {
   /** Sends the client's bulk renewals (counts them). */
   readonly renewer: BulkRenewer;
   readonly lifecycle: LeaseLifecycle;
+  /**
+   * First step of `Warden.close`: no new acquires, the server-side waits in flight are
+   * withdrawn, and the acquires in flight settle (a grant that arrives now is released).
+   */
+  quiesce(): Promise<void>;
   /** Ends everything; see `Warden.close`. */
   shutdown(): Promise<void>;
 }
@@ -116,6 +121,12 @@ export function buildClient(owner: object, options: ResolvedWardenOptions): Clie
     ctx,
     renewer,
     lifecycle,
+    async quiesce() {
+      ctx.closing = true;
+      acquiring.withdrawAll();
+      // Bounded: a wait the server never answers ends when the socket closes.
+      if (connection.state === "open") await acquiring.acquiresSettled(requestTimeoutMs);
+    },
     async shutdown() {
       ctx.closing = true;
       heartbeat.stop();
@@ -126,6 +137,8 @@ export function buildClient(owner: object, options: ResolvedWardenOptions): Clie
             lease.terminate(new LeaseLostError(lease.lockId, "the Warden client was closed")),
           ),
       );
+      // Releases of grants that crossed their caller's abort: each has its own deadline.
+      await acquiring.releasesSettled();
       cleanup.close();
       clock.clear();
       await connection.close();

@@ -5,7 +5,8 @@ import type { ClientContext } from "./client-context.js";
 
 /**
  * One query or mutation that is not a lock command (inspect, waiters, reports), with the
- * server's errors turned into typed ones.
+ * server's errors turned into typed ones. `duringClose`: sent while `close()` runs too (a
+ * release: close() releases what the client holds before the socket goes).
  *
  * @throws LockUnavailableError - the client is closed or the server unreachable.
  * @throws OutcomeUnknownError - no answer in time.
@@ -15,8 +16,9 @@ export async function clientQuery<T>(
   run: (api: ApiClient, call: CallOptions) => Promise<T>,
   operation: string,
   resource: string,
+  duringClose = false,
 ): Promise<T> {
-  if (ctx.closing) throw new LockUnavailableError("the Warden client is closed");
+  if (ctx.closing && !duringClose) throw new LockUnavailableError("the Warden client is closed");
   try {
     return await ctx.connection.call(run, ctx.options.requestTimeoutMs);
   } catch (error) {

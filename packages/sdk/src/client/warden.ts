@@ -34,6 +34,7 @@ export class Warden {
   private readonly ctx: ClientContext;
   private readonly lifecycle: LeaseLifecycle;
   private readonly services: LockServices;
+  private readonly quiesce: ClientParts["quiesce"];
   private readonly shutdown: ClientParts["shutdown"];
   private readonly renewer: ClientParts["renewer"];
   private closed: Promise<void> | null = null;
@@ -49,6 +50,7 @@ export class Warden {
     const parts = buildClient(this, resolved);
     this.ctx = parts.ctx;
     this.lifecycle = parts.lifecycle;
+    this.quiesce = () => parts.quiesce();
     this.shutdown = () => parts.shutdown();
     this.renewer = parts.renewer;
     this.services = {
@@ -254,15 +256,26 @@ export class Warden {
   }
 
   /**
-   * Stops everything: held locks are released (their signals abort first: nothing renews
-   * them any more), waits in flight end, timers stop and the socket closes. Afterwards no
+   * Stops everything: waits in flight are withdrawn and acquires in flight settle (a grant
+   * that crosses the close is released, its caller gets `LockUnavailableError`), held
+   * locks are released (their signals abort first: nothing renews them any more), timers
+   * stop and the socket closes. Afterwards no
    * timer or socket of this client keeps the process alive. Idempotent.
    */
   close(): Promise<void> {
-    this.closed ??= Promise.all([this.permits.releaseAll(), this.rwLeases.releaseAll()]).then(() =>
-      this.shutdown(),
-    );
+    this.closed ??= this.closeInOrder();
     return this.closed;
+  }
+
+  /**
+   * Waits in flight are withdrawn and acquires in flight settle first, so a grant that
+   * crosses the close is released too; then permits and read-write grants, then locks;
+   * the socket closes last.
+   */
+  private async closeInOrder(): Promise<void> {
+    await this.quiesce();
+    await Promise.all([this.permits.releaseAll(), this.rwLeases.releaseAll()]);
+    await this.shutdown();
   }
 
   /** `await using warden = createWarden(…)` closes the client at the end of the scope. */

@@ -116,7 +116,7 @@ export async function requestGrant<
   T extends AcquireReply,
   G extends { release(): Promise<unknown> },
 >(ctx: ClientContext, request: GrantRequest<E, T, G>): Promise<G | null> {
-  const { resource, businessKey, ownerId, waitMs, leaseMs, signal } = request;
+  const { resource, businessKey, ownerId, waitMs, leaseMs } = request;
   const input = {
     resource,
     businessKey,
@@ -125,6 +125,21 @@ export async function requestGrant<
     waitMs,
     ...(leaseMs === undefined ? {} : { leaseMs }),
   };
+  // close() waits for this acquire to settle (a grant that arrives is released).
+  const end = ctx.acquiring.begin(resource, businessKey, ownerId);
+  try {
+    return await grantOnce(ctx, request, input);
+  } finally {
+    end();
+  }
+}
+
+async function grantOnce<
+  E extends object,
+  T extends AcquireReply,
+  G extends { release(): Promise<unknown> },
+>(ctx: ClientContext, request: GrantRequest<E, T, G>, input: AcquireInput & E): Promise<G | null> {
+  const { resource, businessKey, ownerId, leaseMs, signal, waitMs } = request;
   const sentAt = monotonicNow();
   const reply = await withdrawableQuery(
     ctx,
@@ -138,7 +153,7 @@ export async function requestGrant<
   );
   if (!isGranted(reply)) return null;
   let start = { sentAt, ttlMs: reply.ttlMs, expiresAt: reply.expiresAt };
-  if (!signal?.aborted && monotonicNow() - sentAt > reply.ttlMs / 3) {
+  if (!signal?.aborted && !ctx.closing && monotonicNow() - sentAt > reply.ttlMs / 3) {
     // A grant after a long wait: the lease counted from when the request was sent could
     // already look expired. One renewal, sent now, says how long it really has.
     const renewAt = monotonicNow();
@@ -162,6 +177,6 @@ export async function requestGrant<
     },
     reply,
   );
-  abortedAfter(signal, held);
+  abortedAfter(ctx, signal, held);
   return held;
 }

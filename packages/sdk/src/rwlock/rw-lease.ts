@@ -81,6 +81,7 @@ export class RwLease extends HeldGrant {
       (api, call) => api.rwlock.release.mutate(grantInput(this), call),
       "rwlock.release",
       this.resource,
+      true,
     );
   }
 }

@@ -78,6 +78,7 @@ export class Permit extends HeldGrant {
       (api, call) => api.semaphore.release.mutate(grantInput(this), call),
       "semaphore.release",
       this.resource,
+      true,
     );
   }
 }

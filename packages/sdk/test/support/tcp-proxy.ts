@@ -9,15 +9,28 @@ export interface TcpProxy {
   cut(): void;
   /** While true, bytes from the server are dropped: requests arrive, replies never do. */
   blackhole: boolean;
+  /** Bytes from the server are kept back (requests still arrive) until {@link deliver}. */
+  holdReplies(): void;
+  /** Sends on what {@link holdReplies} kept back, and stops keeping replies back. */
+  deliver(): void;
   close(): Promise<void>;
 }
 
 /** Starts a proxy to `127.0.0.1:targetPort`. */
 export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
   const sockets = new Set<Socket>();
+  let held: [Socket, Buffer][] | null = null;
   const proxy = {
     url: "",
     blackhole: false,
+    holdReplies() {
+      held = [];
+    },
+    deliver() {
+      const kept = held ?? [];
+      held = null;
+      for (const [client, chunk] of kept) if (!client.destroyed) client.write(chunk);
+    },
     cut() {
       for (const socket of sockets) socket.destroy();
       sockets.clear();
@@ -33,7 +46,9 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
     sockets.add(upstream);
     client.on("data", (chunk) => upstream.write(chunk));
     upstream.on("data", (chunk) => {
-      if (!proxy.blackhole) client.write(chunk);
+      if (proxy.blackhole) return;
+      if (held) held.push([client, chunk]);
+      else client.write(chunk);
     });
     const end = () => {
       client.destroy();
