@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import WebSocket from "ws";
+import { scriptCalls } from "@warden/testkit";
 import { LeaseLostError, type Lock } from "../src/index.js";
 import { LOCK_SUBPROTOCOL } from "../src/transport/lock-socket.js";
 import { startStack, type Stack } from "./support/stack.js";
@@ -82,6 +83,29 @@ describe("bulk renewals", () => {
     expect(locks[0]!.held).toBe(true);
     expect(locks[2]!.held).toBe(true);
     expect(lost.held).toBe(false);
+    await Promise.all(locks.map((lock) => lock.release()));
+  });
+
+  test("a bulk renewal of many leases reaches Redis as a batch script call, not one per lease", async () => {
+    const resource = await stack.resource("bulk-redis", { defaultLeaseMs: 5_000 });
+    const warden = stack.client();
+    const locks = await Promise.all(
+      Array.from({ length: 40 }, async (_, i) => (await warden.tryAcquire(resource, `k${i}`))!),
+    );
+    const raw = stack.redis.client();
+    try {
+      const before = await scriptCalls(raw);
+      // One turn's extends: one renew command with 40 items, 40 extends in the server's turn.
+      await Promise.all(locks.map((lock) => lock.extend(20_000)));
+      const calls = (await scriptCalls(raw)) - before;
+      // The first extend alone, the other 39 in one call (decision 0213); a heartbeat's
+      // write may land in the window too. One call per lease would be 40.
+      expect(calls).toBeLessThanOrEqual(4);
+      for (const lock of locks)
+        expect((await warden.inspect(resource, lock.businessKey))!.ttlMs).toBeGreaterThan(10_000);
+    } finally {
+      raw.disconnect();
+    }
     await Promise.all(locks.map((lock) => lock.release()));
   });
 

@@ -18,6 +18,7 @@ export type {
   StandaloneRedis,
 } from "./types.js";
 export { startRedis, type StartRedisOptions } from "./redis/start-redis.js";
+export { scriptCalls } from "./redis/script-calls.js";
 export {
   startSentinelGroup,
   type StartSentinelGroupOptions,

@@ -53,6 +53,7 @@ export class RedisLockStore extends RedisStoreBase implements LockStore {
       waitReplicasTimeoutMs: this.options.waitReplicasTimeoutMs,
       plainAcquires: ScriptBatcher.plainAcquires(client),
       releases: ScriptBatcher.releases(client),
+      extends: ScriptBatcher.extends(client),
     };
   }
 

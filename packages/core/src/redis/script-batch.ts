@@ -2,14 +2,20 @@ import { Redis } from "ioredis";
 import {
   acquirePlain,
   acquirePlainBatch,
+  extendLock,
+  extendLockBatch,
   releaseLock,
   releaseLockBatch,
   rwAcquire,
   rwAcquireBatch,
+  rwExtend,
+  rwExtendBatch,
   rwRelease,
   rwReleaseBatch,
   semaphoreAcquirePlain,
   semaphoreAcquirePlainBatch,
+  semaphoreExtend,
+  semaphoreExtendBatch,
   semaphoreRelease,
   semaphoreReleaseBatch,
   type LuaScript,
@@ -202,6 +208,21 @@ export class ScriptBatcher {
   }
 
   /**
+   * Mutex extends (extendLock-2's keys: lease, delay; arguments: lockId, leaseMs,
+   * maxLeaseMs). A client's bulk renewal reaches the store as many extends in one turn.
+   */
+  static extends(client: RedisClient): ScriptBatcher | null {
+    return ScriptBatcher.of(client, {
+      single: extendLock,
+      batch: extendLockBatch,
+      onceKeys: [],
+      itemKeys: [0, 1],
+      onceArgs: [2],
+      itemArgs: [0, 1],
+    });
+  }
+
+  /**
    * Plain semaphore acquires (semaphoreAcquirePlain-5's keys: grants, facts, counter, epoch,
    * watch; arguments: lockId, clientId, ownerId, leaseMs, minEpoch, maxLeaseMs, counterSpan,
    * permits, totalPermits, permits held elsewhere, maxTotalPermits).
@@ -231,6 +252,21 @@ export class ScriptBatcher {
   }
 
   /**
+   * Permit extends (semaphoreExtend-2's keys: grants, facts; arguments: lockId, leaseMs,
+   * maxLeaseMs).
+   */
+  static permitExtends(client: RedisClient): ScriptBatcher | null {
+    return ScriptBatcher.of(client, {
+      single: semaphoreExtend,
+      batch: semaphoreExtendBatch,
+      onceKeys: [],
+      itemKeys: [0, 1],
+      onceArgs: [2],
+      itemArgs: [0, 1],
+    });
+  }
+
+  /**
    * Read-write acquires (rwAcquire-5's keys: state, counter, epoch, mutex, watch; arguments:
    * mode, lockId, clientId, ownerId, leaseMs, minEpoch, maxLeaseMs, counterSpan, writer
    * preference, intentMs, retainMs).
@@ -256,6 +292,21 @@ export class ScriptBatcher {
       itemKeys: [0, 1],
       onceArgs: [],
       itemArgs: [0],
+    });
+  }
+
+  /**
+   * Read-write grant extends (rwExtend-1's key: state; arguments: lockId, leaseMs,
+   * maxLeaseMs, retainMs).
+   */
+  static rwExtends(client: RedisClient): ScriptBatcher | null {
+    return ScriptBatcher.of(client, {
+      single: rwExtend,
+      batch: rwExtendBatch,
+      onceKeys: [],
+      itemKeys: [0],
+      onceArgs: [2, 3],
+      itemArgs: [0, 1],
     });
   }
 }

@@ -1,4 +1,4 @@
-import { startRedis, type StandaloneRedis } from "@warden/testkit";
+import { scriptCalls, startRedis, type StandaloneRedis } from "@warden/testkit";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import {
@@ -13,12 +13,11 @@ import type { RwAcquireResult } from "../../src/store/rw-lock-store.js";
 import type { PermitResult } from "../../src/store/semaphore-store.js";
 import { holder, uniqueResource } from "../support/ids.js";
 import { openRedisStore } from "../support/redis-target.js";
-import { scriptCalls } from "../support/script-calls.js";
 
 // Decision 0213 for the semaphore and the read-write lock: on standalone and sentinel the
-// first plain acquire (or release) of a turn goes to Redis at once and the rest of the
-// turn's go together in one script call, and each caller still gets the answer it would get
-// alone: grants, refusals, errors and fences.
+// first plain acquire (or release, or extend) of a turn goes to Redis at once and the rest
+// of the turn's go together in one script call, and each caller still gets the answer it
+// would get alone: grants, refusals, errors and fences.
 
 let redis: StandaloneRedis;
 let raw: Redis;
@@ -238,4 +237,95 @@ test("read-write: releases of one turn are two script calls; an unknown lockId f
   expect((await rw.inspect({ resource, businessKey: "k2" }))?.readers.map((g) => g.lockId)).toEqual(
     [grants[5]!.lockId],
   );
+});
+
+test("semaphore: extends of one turn are two script calls; a gone grant fails only its own", async () => {
+  const resource = uniqueResource();
+  const grants = await Promise.all(
+    Array.from({ length: 6 }, (_, i) =>
+      semaphores
+        .acquire({
+          resource,
+          businessKey: `k${i}`,
+          holder: holder(`e${i}`),
+          leaseMs: 2_000,
+          totalPermits: 1,
+        })
+        .then(permitOf),
+    ),
+  );
+  await semaphores.release({ resource, businessKey: "k5", lockId: grants[5]!.lockId });
+  const before = await scriptCalls(raw);
+  const outcomes = await Promise.allSettled(
+    grants.map((g, i) =>
+      semaphores.extend({
+        resource,
+        businessKey: `k${i}`,
+        // k4 names a grant of another key.
+        lockId: i === 4 ? grants[0]!.lockId : g.lockId,
+        leaseMs: 20_000 + i * 1_000,
+      }),
+    ),
+  );
+  // The first alone, the other 5 in one call.
+  expect(await scriptCalls(raw)).toBe(before + 2);
+  for (let i = 0; i < 4; i++) {
+    expect(outcomes[i]).toMatchObject({
+      status: "fulfilled",
+      value: { lockId: grants[i]!.lockId, fence: grants[i]!.fence, renewals: 1 },
+    });
+    // Each grant got its own new lease, not a neighbour's.
+    const [stored] = (await semaphores.inspect({ resource, businessKey: `k${i}` })).holders;
+    expect(stored).toMatchObject({ lockId: grants[i]!.lockId, renewals: 1 });
+    expect(stored!.ttlMs).toBeGreaterThan(19_000 + i * 1_000);
+    expect(stored!.ttlMs).toBeLessThanOrEqual(20_000 + i * 1_000);
+  }
+  for (const i of [4, 5]) {
+    expect((outcomes[i] as PromiseRejectedResult).reason).toBeInstanceOf(NotHolderError);
+  }
+  const [k4] = (await semaphores.inspect({ resource, businessKey: "k4" })).holders;
+  expect(k4).toMatchObject({ lockId: grants[4]!.lockId, renewals: 0 });
+});
+
+test("read-write: extends of one turn are two script calls; a wrong lockId fails only its own", async () => {
+  const resource = uniqueResource();
+  const grants = await Promise.all(
+    Array.from({ length: 6 }, (_, i) =>
+      (i % 2 === 0 ? rw.acquireRead.bind(rw) : rw.acquireWrite.bind(rw))({
+        resource,
+        businessKey: `k${i}`,
+        holder: holder(`x${i}`),
+        leaseMs: 2_000,
+      }).then(rwGrantOf),
+    ),
+  );
+  const before = await scriptCalls(raw);
+  const outcomes = await Promise.allSettled(
+    grants.map((g, i) =>
+      rw.extend({
+        resource,
+        businessKey: `k${i}`,
+        // k5 names a grant of another key.
+        lockId: i === 5 ? grants[0]!.lockId : g.lockId,
+        leaseMs: 20_000 + i * 1_000,
+      }),
+    ),
+  );
+  expect(await scriptCalls(raw)).toBe(before + 2);
+  for (let i = 0; i < 5; i++) {
+    expect(outcomes[i]).toMatchObject({
+      status: "fulfilled",
+      value: { lockId: grants[i]!.lockId, mode: i % 2 === 0 ? "read" : "write", renewals: 1 },
+    });
+    const seen = await rw.inspect({ resource, businessKey: `k${i}` });
+    const stored = i % 2 === 0 ? seen!.readers[0] : seen!.writer;
+    expect(stored).toMatchObject({ lockId: grants[i]!.lockId, renewals: 1 });
+    expect(stored!.ttlMs).toBeGreaterThan(19_000 + i * 1_000);
+    expect(stored!.ttlMs).toBeLessThanOrEqual(20_000 + i * 1_000);
+  }
+  expect((outcomes[5] as PromiseRejectedResult).reason).toBeInstanceOf(NotHolderError);
+  expect((await rw.inspect({ resource, businessKey: "k5" }))!.writer).toMatchObject({
+    lockId: grants[5]!.lockId,
+    renewals: 0,
+  });
 });

@@ -1,4 +1,4 @@
-import { startRedis, type StandaloneRedis } from "@warden/testkit";
+import { scriptCalls, startRedis, type StandaloneRedis } from "@warden/testkit";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import {
@@ -12,7 +12,6 @@ import {
 import { eventually } from "../support/eventually.js";
 import { holder, sleep, uniqueResource } from "../support/ids.js";
 import { openRedisStore } from "../support/redis-target.js";
-import { scriptCalls } from "../support/script-calls.js";
 
 // Decision 0213: on standalone and sentinel the first plain acquire (or release) of a turn
 // goes to Redis at once and the rest of the turn's go together in one script call, and each
@@ -136,6 +135,61 @@ test("releases made in one turn are two script calls; a wrong lockId fails only 
     expect(await store.inspect({ resource, businessKey: `k${i}` })).toBeNull();
   expect(await store.inspect({ resource, businessKey: "k5" })).toMatchObject({
     lockId: grants[5]!.lockId,
+  });
+});
+
+test("extends made in one turn are two script calls; a wrong lockId or a gone lease fails only its own", async () => {
+  const resource = uniqueResource();
+  const h = holder("x");
+  const grants = await Promise.all(
+    Array.from({ length: 8 }, (_, i) =>
+      store.acquire({ resource, businessKey: `k${i}`, holder: h, leaseMs: 2_000 }).then(grantOf),
+    ),
+  );
+  // k7's lease is gone before the extends: the store must say it expired.
+  await store.release({ resource, businessKey: "k7", lockId: grants[7]!.lockId });
+  const before = await scriptCalls(raw);
+  const outcomes = await Promise.allSettled(
+    grants.map((g, i) =>
+      store.extend({
+        resource,
+        businessKey: `k${i}`,
+        // k6 names another grant's lockId: the key is held under a different one.
+        lockId: i === 6 ? grants[0]!.lockId : g.lockId,
+        leaseMs: 20_000 + i * 1_000,
+      }),
+    ),
+  );
+  // The first alone, the other 7 in one call.
+  expect(await scriptCalls(raw)).toBe(before + 2);
+  for (let i = 0; i < 6; i++) {
+    const outcome = outcomes[i]!;
+    expect(outcome).toMatchObject({
+      status: "fulfilled",
+      value: {
+        lockId: grants[i]!.lockId,
+        fence: grants[i]!.fence,
+        renewals: 1,
+        ttlMs: 20_000 + i * 1_000,
+      },
+    });
+    // Each key got its own lease, not a neighbour's.
+    const stored = await store.inspect({ resource, businessKey: `k${i}` });
+    expect(stored).toMatchObject({ lockId: grants[i]!.lockId, renewals: 1 });
+    expect(stored!.ttlMs).toBeGreaterThan(19_000 + i * 1_000);
+    expect(stored!.ttlMs).toBeLessThanOrEqual(20_000 + i * 1_000);
+  }
+  const other = outcomes[6]! as PromiseRejectedResult;
+  expect(other.status).toBe("rejected");
+  expect(other.reason).toBeInstanceOf(NotHolderError);
+  expect((other.reason as NotHolderError).reason).toBe("other-holder");
+  const gone = outcomes[7]! as PromiseRejectedResult;
+  expect(gone.status).toBe("rejected");
+  expect((gone.reason as NotHolderError).reason).toBe("expired");
+  // k6 kept its lease as it was.
+  expect(await store.inspect({ resource, businessKey: "k6" })).toMatchObject({
+    lockId: grants[6]!.lockId,
+    renewals: 0,
   });
 });
 

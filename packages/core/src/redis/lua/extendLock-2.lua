@@ -15,24 +15,11 @@
     { -1 }                         leaseMs out of range
     { -5 }                         no lease: it expired or was released
     { -6 }                         the key is held under another lockId
+
+  nowMs is read before the writes: the expiresAt a caller computes from it is never later
+  than the key's real expiry.
 ]]
-local leaseMs = tonumber(ARGV[2])
-if not leaseMs or leaseMs ~= math.floor(leaseMs) or leaseMs < 1 or leaseMs > tonumber(ARGV[3]) then
-  return { -1 }
-end
-local current = redis.call("GET", KEYS[1])
-if not current then
-  return { -5 }
-end
-local id, head, renewals, tail = string.match(current, "^([^|]*)(|[^|]*|[^|]*|[^|]*|)([^|]*)(|.*)$")
-if id ~= ARGV[1] then
-  return { -6 }
-end
-local value = id .. head .. (tonumber(renewals) + 1) .. tail
-redis.call("SET", KEYS[1], value, "PX", leaseMs)
-local delayMs = tonumber(redis.call("GET", KEYS[2]) or "0") or 0
-if delayMs > 0 then
-  redis.call("SET", KEYS[2], delayMs, "PX", leaseMs + delayMs)
-end
+-- #include extend
 local time = redis.call("TIME")
-return { 1, value, leaseMs, tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000), delayMs }
+local nowMs = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+return extendOne(KEYS[1], KEYS[2], ARGV[1], ARGV[2], tonumber(ARGV[3]), nowMs)

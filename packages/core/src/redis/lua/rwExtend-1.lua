@@ -11,27 +11,7 @@
     { -1 }                leaseMs out of range
     { -5 }                no live grant under lockId
 ]]
-local leaseMs = tonumber(ARGV[2])
-if not leaseMs or leaseMs ~= math.floor(leaseMs) or leaseMs < 1 or leaseMs > tonumber(ARGV[3]) then
-  return { -1 }
-end
+-- #include rwExtend
 local time = redis.call("TIME")
 local nowMs = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-local field = "g:" .. ARGV[1]
-local value = redis.call("HGET", KEYS[1], field)
-if not value then
-  return { -5 }
-end
-local head, n, e, tail = string.match(value, "^([^|]*|[^|]*|[^|]*|[^|]*|)([^|]*)|([^|]*)(|.*)$")
-if tonumber(e) <= nowMs then
-  redis.call("HDEL", KEYS[1], field)
-  return { -5 }
-end
-local expiresAt = nowMs + leaseMs
-local updated = head .. (tonumber(n) + 1) .. "|" .. string.format("%.0f", expiresAt) .. tail
-redis.call("HSET", KEYS[1], field, updated)
-local keep = leaseMs + tonumber(ARGV[4])
-if redis.call("PTTL", KEYS[1]) < keep then
-  redis.call("PEXPIRE", KEYS[1], keep)
-end
-return { 1, updated, nowMs }
+return rwExtendOne(KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), nowMs)

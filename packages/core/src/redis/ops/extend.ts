@@ -9,7 +9,7 @@ import {
 import { factsOf } from "../../store/lease-facts.js";
 import type { ExtendInput } from "../../store/lock-store.js";
 import { extendLock } from "../generated/lua-scripts.js";
-import { callScript } from "../redis-connection.js";
+import { ScriptBatcher } from "../script-batch.js";
 import { ReplyCode, int, replyParts, str } from "../reply-code.js";
 import { decodeLease } from "../lease-codec.js";
 import { notHolder, type RedisOpContext } from "./redis-op-context.js";
@@ -58,7 +58,8 @@ export async function extendOp(ctx: RedisOpContext, input: ExtendInput): Promise
     "extend",
     lockId,
     () =>
-      callScript(
+      ScriptBatcher.send(
+        ctx.extends,
         ctx.client,
         extendLock,
         [ctx.keys.lease(key), ctx.keys.delay(key)],

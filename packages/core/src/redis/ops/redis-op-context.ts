@@ -20,6 +20,8 @@ export interface RedisOpContext {
   readonly plainAcquires: ScriptBatcher | null;
   /** Sends the releases of a turn together; null on a cluster (decision 0213). */
   readonly releases: ScriptBatcher | null;
+  /** Sends the extends of a turn (a bulk renewal) together; null on a cluster (decision 0213). */
+  readonly extends: ScriptBatcher | null;
 }
 
 /** The error for a release or extend whose lockId does not hold the key; reports an expiry. */

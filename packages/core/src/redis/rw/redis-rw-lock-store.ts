@@ -114,14 +114,16 @@ export class RedisRwLockStore extends RedisStoreBase implements RwLockStore {
   /** Rebinds completed by this store (see {@link rebindUnlessDone}). */
   private bindsDone = 0;
   private rebinding: Promise<void> | undefined;
-  /** A turn's acquires and its releases each go together (decision 0213); null on a cluster. */
+  /** A turn's acquires, releases and extends each go together (decision 0213); null on a cluster. */
   private readonly acquires: ScriptBatcher | null;
   private readonly releases: ScriptBatcher | null;
+  private readonly extends: ScriptBatcher | null;
 
   private constructor(client: RedisClient, options: RedisLockStoreOptions) {
     super(client, options);
     this.acquires = ScriptBatcher.rwAcquires(client);
     this.releases = ScriptBatcher.rwReleases(client);
+    this.extends = ScriptBatcher.rwExtends(client);
   }
 
   /**
@@ -271,7 +273,8 @@ export class RedisRwLockStore extends RedisStoreBase implements RwLockStore {
       "extend",
       lockId,
       () =>
-        callScript(
+        ScriptBatcher.send(
+          this.extends,
           this.client,
           rwExtend,
           [state],

@@ -65,15 +65,17 @@ export type RedisSemaphoreStoreOptions = RedisLockStoreOptions;
  */
 export class RedisSemaphoreStore extends RedisStoreBase implements SemaphoreStore {
   private readonly semaphoreKeys: SemaphoreKeys;
-  /** A turn's plain acquires and its releases each go together (decision 0213); null on a cluster. */
+  /** A turn's plain acquires, releases and extends each go together (decision 0213); null on a cluster. */
   private readonly plainAcquires: ScriptBatcher | null;
   private readonly releases: ScriptBatcher | null;
+  private readonly extends: ScriptBatcher | null;
 
   private constructor(client: RedisClient, options: RedisSemaphoreStoreOptions) {
     super(client, options);
     this.semaphoreKeys = new SemaphoreKeys(this.keys);
     this.plainAcquires = ScriptBatcher.permitAcquires(client);
     this.releases = ScriptBatcher.permitReleases(client);
+    this.extends = ScriptBatcher.permitExtends(client);
   }
 
   /** Connects and loads the durable epoch; with `lazy`, returns at once and connects in the background. */
@@ -227,11 +229,13 @@ export class RedisSemaphoreStore extends RedisStoreBase implements SemaphoreStor
       "extend",
       lockId,
       () =>
-        callScript(this.client, semaphoreExtend, this.semaphoreKeys.grants(key), [
-          lockId,
-          leaseMs,
-          LIMITS.maxLeaseMs,
-        ]),
+        ScriptBatcher.send(
+          this.extends,
+          this.client,
+          semaphoreExtend,
+          this.semaphoreKeys.grants(key),
+          [lockId, leaseMs, LIMITS.maxLeaseMs],
+        ),
       (raw) => replyArray("semaphoreExtend", raw),
       leaseMs,
     );
