@@ -12,12 +12,5 @@
   Returns { reply 1, …, reply n }, each exactly extendLock-2's reply for that extend.
 ]]
 -- #include extend
-local time = redis.call("TIME")
-local nowMs = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-local maxLeaseMs = tonumber(ARGV[1])
-local replies = {}
-for i = 1, #KEYS / 2 do
-  local k = 2 * i - 1
-  replies[i] = extendOne(KEYS[k], KEYS[k + 1], ARGV[2 * i], ARGV[2 * i + 1], maxLeaseMs, nowMs)
-end
-return replies
+-- #include extendEach
+return extendEach(extendOne)
