@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import type { ApiKeyAuth } from "./auth/api-key-auth.js";
 import type { SessionAuth } from "./auth/session-auth.js";
 import type { AuditWriter } from "./audit/audit-writer.js";
+import type { ClientHeartbeats } from "./clients/client-heartbeats.js";
 import type { EventHub } from "./audit/event-hub.js";
 import type { BootstrapGate } from "./bootstrap/bootstrap-gate.js";
 import type { ServerConfig } from "./config.js";
@@ -48,6 +49,8 @@ export interface Services {
   readonly notifier: ReleaseNotifier;
   readonly apiKeys: ApiKeyAuth;
   readonly sessions: SessionAuth;
+  /** SDK instances' heartbeats (`client_instance`), one statement each. */
+  readonly heartbeats: ClientHeartbeats;
   readonly limiter: RateLimiter;
   readonly hub: EventHub;
   readonly audit: AuditWriter;

@@ -11,6 +11,7 @@ import { ApiKeyAuth } from "./auth/api-key-auth.js";
 import { SessionAuth } from "./auth/session-auth.js";
 import { auditRecord } from "./audit/audit-record.js";
 import { AuditSpool } from "./audit/audit-spool.js";
+import { ClientHeartbeats } from "./clients/client-heartbeats.js";
 import { AuditWriter } from "./audit/audit-writer.js";
 import type { EventHub } from "./audit/event-hub.js";
 import { pruneAudit } from "./audit/retention.js";
@@ -57,7 +58,7 @@ const RW_LAPSE_GRACE_MS = 5_000;
 export interface ServicesOptions {
   readonly config: ServerConfig;
   readonly prisma: PrismaClient;
-  /** Warden's database, for the audit writer's raw inserts. */
+  /** Warden's database, for the audit writer's raw inserts and the SDK heartbeats. */
   readonly mysqlUrl: string;
   readonly locks: TieredLocks;
   /**
@@ -327,6 +328,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
       perMinute: () => limitsOf(config).badApiKeysPerMinute,
     }),
     sessions: new SessionAuth(prisma, config.sessionTtlMs, cacheMs),
+    heartbeats: new ClientHeartbeats(auditPool),
     limiter,
     hub,
     audit,

@@ -36,7 +36,7 @@ export const clientRouter = router({
   heartbeat: tenantProcedure.input(heartbeatInputSchema).mutation(async ({ ctx, input }) => {
     const clientId = checkIdentifier("clientId", ctx.request.clientId, MAX_CLIENT_ID);
     const host = checkIdentifier("host", input.host, MAX_HOST);
-    const { prisma, hub } = ctx.services;
+    const { heartbeats, hub } = ctx.services;
     const tenantId = ctx.principal.tenantId;
     const now = Date.now();
     const localSinceMs = input.localSinceMs ?? null;
@@ -48,29 +48,23 @@ export const clientRouter = router({
       }
     }
     // clientIds are per tenant (the key is (tenant, clientId)): another tenant's instance
-    // of the same name is simply not this row.
-    const where = { tenantId_clientId: { tenantId, clientId } };
-    const existing = await prisma.clientInstance.findUnique({
-      where,
-      select: { startedAt: true },
-    });
-    // What a client reports about its past is clamped to what this server saw of it: from
-    // its first heartbeat until now. The reported instants stay in the row's reason, as data.
-    const firstSeenMs = existing?.startedAt.getTime() ?? now;
+    // of the same name is simply not this row. What a client reports about its past is
+    // clamped to what this server saw of it: from its first heartbeat until now (read only
+    // when there is such an instant). The reported instants stay in the row's reason.
+    const reportsPast = localSinceMs !== null || (input.localPeriods ?? []).length > 0;
+    const firstSeenMs = reportsPast
+      ? ((await heartbeats.firstSeenMs(tenantId, clientId)) ?? now)
+      : now;
     const clamp = (ms: number) => Math.min(now, Math.max(firstSeenMs, ms));
-    const fields = {
+    await heartbeats.record({
+      tenantId,
+      clientId,
       host,
       pid: input.pid,
       sdkVersion: input.sdkVersion,
       tier: input.tier,
-      lastSeenAt: new Date(now),
+      seenAt: new Date(now),
       localSince: localSinceMs === null ? null : new Date(clamp(localSinceMs)),
-    };
-    await prisma.clientInstance.upsert({
-      where,
-      create: { clientId, tenantId, ...fields, startedAt: new Date(now) },
-      update: fields,
-      select: { clientId: true },
     });
     for (const period of input.localPeriods ?? []) {
       const fromMs = clamp(period.fromMs);
