@@ -74,9 +74,10 @@ async function main(): Promise<number> {
   await writeFile(out, `${JSON.stringify(benchJson(report), null, 2)}\n`);
   log(`JSON written to ${out}`);
   for (const { variant, process: role, summary } of report.profiles) {
-    console.log(formatProfile(`${variant}: ${role} CPU during the measured slots`, summary));
+    const during = variant === "memory-renewals" ? "the renewal window" : "the measured slots";
+    console.log(formatProfile(`${variant}: ${role} CPU during ${during}`, summary));
   }
-  if (profileDir !== null) log(`per-slot .cpuprofile files in ${profileDir}`);
+  if (profileDir !== null) log(`.cpuprofile files in ${profileDir}`);
   return 0;
 }
 

@@ -21,7 +21,8 @@ export const USAGE = `usage: pnpm bench [--quick] [--out FILE] [--variants a,b,â
   --out FILE        write the JSON results here (default .warden/bench/latest.json
                     at the repository root)
   --variants LIST   only these of ${VARIANTS.join(", ")}
-  --profile         run the server and the load generator under node --cpu-prof and
+  --profile         CPU-profile the server and the load generator in the measured
+                    slots (and the server over the memory phase's renewals) and
                     print where their CPU went
 
   WARDEN_BENCH_REDIS_URL / WARDEN_BENCH_MYSQL_URL: use these servers instead of

@@ -7,16 +7,22 @@ import type { MemoryPlan } from "../plan/bench-plan.js";
 import type { ServerMemoryResult } from "../report/bench-report.js";
 import { processRssMb } from "../stats/proc-stat.js";
 import type { BenchEnvironment } from "./environment.js";
+import type { SlotProfiles } from "./slot-profiles.js";
 
 /** Time the idle server gets to settle before its baseline RSS is read, in ms. */
 const SETTLE_MS = 2_000;
 
-/** Redis bytes per lock (core store against bare keys), then the server's RSS under held locks. */
+/**
+ * Redis bytes per lock (core store against bare keys), then the server's RSS under held
+ * locks and the holders' renewals; with `profiles`, the server is CPU-profiled over the
+ * renewal window.
+ */
 export async function measureMemory(
   environment: BenchEnvironment,
   memory: MemoryPlan,
   signal: AbortSignal,
   log: (line: string) => void,
+  profiles: SlotProfiles | null,
 ): Promise<{ redis: RedisMemoryResult; server: ServerMemoryResult }> {
   log(`memory: ${memory.redisLocks} Redis locks through the core store, then as bare keys`);
   const redis = await measureRedisBytesPerLock(
@@ -40,7 +46,11 @@ export async function measureMemory(
   if (baselineRssMb === null || rssMb === null) throw new Error("the server process is gone");
   signal.throwIfAborted();
   log("memory: the holding clients' renewals over a third of the lease");
+  if (profiles) await environment.server.startProfile();
   const renewals = await environment.loadgen.renewals();
+  if (profiles) {
+    await profiles.recordPhase("memory-renewals", "server", await environment.server.stopProfile());
+  }
   return {
     redis,
     server: {

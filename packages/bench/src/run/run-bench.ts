@@ -46,7 +46,7 @@ export async function runBench(options: RunBenchOptions): Promise<BenchReport> {
     const profiles = options.profileDir === null ? null : new SlotProfiles(options.profileDir);
     const runs = await runRounds(environment, plan, signal, log, profiles);
     signal.throwIfAborted();
-    const memory = await measureMemory(environment, plan.memory, signal, log);
+    const memory = await measureMemory(environment, plan.memory, signal, log, profiles);
     return {
       command: options.command,
       revision: options.revision,
