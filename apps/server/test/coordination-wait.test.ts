@@ -23,6 +23,10 @@ function request(waitMs: number, signal = new AbortController().signal): WaitReq
   };
 }
 
+/** A grant handed back as undeliverable; these tests' grants all reach their caller. */
+const unexpected = (grant: { lockId: string }) =>
+  Promise.reject(new Error(`released ${grant.lockId} unexpectedly`));
+
 /** Lets every promise chain that needs no timer run to its end. */
 function settle(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
@@ -38,11 +42,16 @@ describe("untilGranted", () => {
   it("a try answers its refusal at once, lists no waiter and leaves no listener", async () => {
     const { deps, waiters, notifier } = setup();
     let tries = 0;
-    const answer = await untilGranted<Answer>(deps, request(0), () => {
-      tries += 1;
-      expect(waiters.list(key.resource)).toEqual([]);
-      return Promise.resolve({ granted: false, retryAfterMs: 500 });
-    });
+    const answer = await untilGranted<Answer>(
+      deps,
+      request(0),
+      () => {
+        tries += 1;
+        expect(waiters.list(key.resource)).toEqual([]);
+        return Promise.resolve({ granted: false, retryAfterMs: 500 });
+      },
+      unexpected,
+    );
     expect(answer).toEqual({ granted: false, retryAfterMs: 500 });
     expect(tries).toBe(1);
     // A release now reaches nobody: the try registered nothing.
@@ -52,15 +61,20 @@ describe("untilGranted", () => {
   it("a release that lands while a try is still out is not missed: the next try starts at once", async () => {
     const { deps, notifier, waiters } = setup();
     let tries = 0;
-    const pending = untilGranted<Answer>(deps, request(5_000), () => {
-      tries += 1;
-      if (tries === 1) {
-        // The holder releases before this refusal reaches the waiter.
-        notifier.released(key, false);
-        return Promise.resolve({ granted: false, retryAfterMs: 900 });
-      }
-      return Promise.resolve({ granted: true, lockId: "L2" });
-    });
+    const pending = untilGranted<Answer>(
+      deps,
+      request(5_000),
+      () => {
+        tries += 1;
+        if (tries === 1) {
+          // The holder releases before this refusal reaches the waiter.
+          notifier.released(key, false);
+          return Promise.resolve({ granted: false, retryAfterMs: 900 });
+        }
+        return Promise.resolve({ granted: true, lockId: "L2" });
+      },
+      unexpected,
+    );
     // No timer has run yet: had the wait gone to sleep, the second try would be 900 ms away.
     await settle();
     expect(tries).toBe(2);
@@ -71,12 +85,17 @@ describe("untilGranted", () => {
   it("a sleeping wait is listed with the waiters and woken by a release", async () => {
     const { deps, notifier, waiters } = setup();
     let tries = 0;
-    const pending = untilGranted<Answer>(deps, request(5_000), () => {
-      tries += 1;
-      return Promise.resolve(
-        tries === 1 ? { granted: false, retryAfterMs: 900 } : { granted: true, lockId: "L2" },
-      );
-    });
+    const pending = untilGranted<Answer>(
+      deps,
+      request(5_000),
+      () => {
+        tries += 1;
+        return Promise.resolve(
+          tries === 1 ? { granted: false, retryAfterMs: 900 } : { granted: true, lockId: "L2" },
+        );
+      },
+      unexpected,
+    );
     await settle();
     expect(tries).toBe(1);
     expect(waiters.list(key.resource).map((w) => w.ownerId)).toEqual(["w1"]);
@@ -91,10 +110,15 @@ describe("untilGranted", () => {
     const { deps, waiters } = setup();
     let tries = 0;
     await expect(
-      untilGranted<Answer>(deps, request(300), () => {
-        tries += 1;
-        return Promise.resolve({ granted: false, retryAfterMs: 100 });
-      }),
+      untilGranted<Answer>(
+        deps,
+        request(300),
+        () => {
+          tries += 1;
+          return Promise.resolve({ granted: false, retryAfterMs: 100 });
+        },
+        unexpected,
+      ),
     ).rejects.toBeInstanceOf(LockTimeoutError);
     // It slept between tries: at least one more try, never more than one per retryAfterMs
     // (and a last one for the rest of the wait).
@@ -106,13 +130,13 @@ describe("untilGranted", () => {
   it("a wait cancelled by its waitId, or by the caller's signal, fails as cancelled", async () => {
     const { deps, waiters } = setup();
     const refuse = () => Promise.resolve<Answer>({ granted: false, retryAfterMs: 1_000 });
-    const byId = untilGranted<Answer>(deps, request(5_000), refuse);
+    const byId = untilGranted<Answer>(deps, request(5_000), refuse, unexpected);
     await settle();
     expect(waiters.cancel("wait-1", "t1")).toBe(true);
     await expect(byId).rejects.toBeInstanceOf(WaitCancelledError);
 
     const caller = new AbortController();
-    const bySignal = untilGranted<Answer>(deps, request(5_000, caller.signal), refuse);
+    const bySignal = untilGranted<Answer>(deps, request(5_000, caller.signal), refuse, unexpected);
     await settle();
     caller.abort();
     await expect(bySignal).rejects.toBeInstanceOf(WaitCancelledError);
@@ -122,8 +146,52 @@ describe("untilGranted", () => {
   it("a try that throws ends the wait with that error and unlists it", async () => {
     const { deps, waiters } = setup();
     await expect(
-      untilGranted<Answer>(deps, request(5_000), () => Promise.reject(new Error("store down"))),
+      untilGranted<Answer>(
+        deps,
+        request(5_000),
+        () => Promise.reject(new Error("store down")),
+        unexpected,
+      ),
     ).rejects.toThrow("store down");
     expect(waiters.list(key.resource)).toEqual([]);
+  });
+
+  it("a grant made after the caller went away is released and answered as cancelled", async () => {
+    for (const waitMs of [0, 5_000]) {
+      const { deps, waiters } = setup();
+      const connection = new AbortController();
+      const released: string[] = [];
+      const pending = untilGranted<Answer>(
+        deps,
+        request(waitMs, connection.signal),
+        () => {
+          // The connection closes while the store is granting.
+          connection.abort();
+          return Promise.resolve({ granted: true, lockId: "L1" });
+        },
+        (grant) => {
+          released.push(grant.lockId);
+          return Promise.resolve();
+        },
+      );
+      await expect(pending).rejects.toBeInstanceOf(WaitCancelledError);
+      expect(released).toEqual(["L1"]);
+      expect(waiters.list(key.resource)).toEqual([]);
+    }
+  });
+
+  it("a grant nobody can receive whose release fails still answers cancelled", async () => {
+    const { deps } = setup();
+    const connection = new AbortController();
+    const pending = untilGranted<Answer>(
+      deps,
+      request(0, connection.signal),
+      () => {
+        connection.abort();
+        return Promise.resolve({ granted: true, lockId: "L1" });
+      },
+      () => Promise.reject(new Error("store down")),
+    );
+    await expect(pending).rejects.toBeInstanceOf(WaitCancelledError);
   });
 });

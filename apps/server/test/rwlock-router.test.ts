@@ -98,6 +98,24 @@ beforeAll(async () => {
 afterAll(() => h?.close());
 
 describe("rwlock router", () => {
+  it("releases a write grant made after its caller went away, and answers WAIT_CANCELLED (decision 0216)", async () => {
+    const key = { resource: rw, businessKey: `gone-${uid()}` };
+    const principal = await h.services.apiKeys.resolve(tenant.key);
+    if (!principal) throw new Error("expected the tenant's principal");
+    const connection = new AbortController();
+    const acquiring = h.services.rwUseCases!.acquire(
+      "write",
+      { principal, clientId: "gone" },
+      { ...key, ownerId: "w" },
+      connection.signal,
+    );
+    // The caller's connection closes with the store's grant still on its way.
+    connection.abort();
+    await expect(acquiring).rejects.toMatchObject({ code: "WAIT_CANCELLED" });
+    // The key is free at once: another writer gets it without waiting out the lease.
+    granted(await tenant.caller().rwlock.acquireWrite({ ...key, ownerId: "next" }));
+  });
+
   it("many readers share one fence; a writer waits for them and is fenced above them; readers after it are fenced above it", async () => {
     const key = { resource: rw, businessKey: `k-${uid()}` };
     const a = tenant.caller();

@@ -53,6 +53,24 @@ beforeAll(async () => {
 afterAll(() => h?.close());
 
 describe("semaphore router", () => {
+  it("releases a permit granted after its caller went away, and answers WAIT_CANCELLED (decision 0216)", async () => {
+    const key = { resource: semaphore, businessKey: `gone-${uid()}` };
+    const principal = await h.services.apiKeys.resolve(tenant.key);
+    if (!principal) throw new Error("expected the tenant's principal");
+    const connection = new AbortController();
+    const acquiring = h.services.semaphoreUseCases!.acquire(
+      { principal, clientId: "gone" },
+      { ...key, ownerId: "w1", permits: 3 },
+      connection.signal,
+    );
+    // The caller's connection closes with the store's grant still on its way.
+    connection.abort();
+    await expect(acquiring).rejects.toMatchObject({ code: "WAIT_CANCELLED" });
+    const seen = await tenant.caller().semaphore.inspect(key);
+    expect(seen.inUse).toBe(0);
+    expect(seen.holders).toEqual([]);
+  });
+
   it("grants up to the total, refuses beyond it with how full the key is, and frees on release", async () => {
     const key = { resource: semaphore, businessKey: `k-${uid()}` };
     const a = tenant.caller();

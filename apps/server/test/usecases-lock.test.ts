@@ -1,4 +1,9 @@
-import { InvalidArgumentError, NotHolderError, UnknownResourceError } from "@warden/contract";
+import {
+  InvalidArgumentError,
+  NotHolderError,
+  UnknownResourceError,
+  WaitCancelledError,
+} from "@warden/contract";
 import { acquireInputSchema } from "@warden/contract/wire";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TenantPrincipal } from "../src/auth/principal.js";
@@ -142,6 +147,40 @@ describe("services.lockUseCases, as every transport calls them", () => {
       .caller({ clientId: "nfc-a" })
       .lock.release({ resource, businessKey: precomposed, lockId: grant.lockId, tier: grant.tier });
     expect(released.released).toBe(true);
+  });
+
+  it("releases a grant whose caller went away while it was being made (decision 0216)", async () => {
+    const { lockUseCases } = h.services;
+    const key = { resource, businessKey: `uc-${uid()}`, ownerId: "task" };
+    const gone = await callerOf(tenant, "uc-gone");
+    const connection = new AbortController();
+    const acquiring = lockUseCases.acquire(gone, key, connection.signal);
+    // The connection closes with the store's answer still on its way.
+    connection.abort();
+    expect(await rejection(acquiring)).toBeInstanceOf(WaitCancelledError);
+    // The key is free now, not held by nobody for the lease.
+    const observer = await callerOf(tenant, "uc-observer");
+    expect((await lockUseCases.inspect(observer, key)).lease).toBeNull();
+    const next = await lockUseCases.acquire(
+      await callerOf(tenant, "uc-next"),
+      key,
+      new AbortController().signal,
+    );
+    expect(next.granted).toBe(true);
+  });
+
+  it("undoes only the re-entry a gone caller was granted, not the hold it already had", async () => {
+    const { lockUseCases } = h.services;
+    const key = { resource, businessKey: `uc-${uid()}`, ownerId: "task" };
+    const holder = await callerOf(tenant, "uc-holder");
+    const first = await lockUseCases.acquire(holder, key, new AbortController().signal);
+    if (!first.granted) throw new Error("expected a grant");
+    const connection = new AbortController();
+    const reentering = lockUseCases.acquire(holder, key, connection.signal);
+    connection.abort();
+    expect(await rejection(reentering)).toBeInstanceOf(WaitCancelledError);
+    const lease = (await lockUseCases.inspect(holder, key)).lease;
+    expect(lease).toMatchObject({ lockId: first.lockId, reentry: 1 });
   });
 
   it("answers another tenant's resource as unknown", async () => {

@@ -83,12 +83,32 @@ export class LockService {
   ) {}
 
   /** Tries once (`waitMs` 0) or waits up to `waitMs`; throws LOCK_TIMEOUT or WAIT_CANCELLED. */
-  acquire(request: AcquireRequest): Promise<AcquireResult> {
+  async acquire(request: AcquireRequest): Promise<AcquireResult> {
     const key: LockKey = { resource: request.resource.name, businessKey: request.businessKey };
-    if (request.waitMs > 0) return this.wait(request, key);
     // A try without waiting respects a fair key's queue (on every instance): refused while
     // live waiters queue, unless it is the holder re-entering.
-    return this.attempt(request, key, null);
+    const result =
+      request.waitMs > 0 ? await this.wait(request, key) : await this.attempt(request, key, null);
+    if (result.granted && request.signal.aborted) return this.undeliverable(request, key, result);
+    return result;
+  }
+
+  /**
+   * A grant made after its caller went away (the connection closed while the store was
+   * granting): nobody will learn its lockId, so nobody could use, renew or release it, and
+   * the key would stay held for the whole lease. It is released here and the acquire
+   * answers WAIT_CANCELLED, which is what the caller would be told if anyone were there
+   * (docs/decisions/0216). A release that fails leaves the lease to run out, as before.
+   */
+  private async undeliverable(
+    request: AcquireRequest,
+    key: LockKey,
+    grant: AcquireResult & { granted: true },
+  ): Promise<never> {
+    await this.locks
+      .release({ ...key, lockId: grant.lockId, tier: grant.tier })
+      .catch(() => undefined);
+    throw new WaitCancelledError(request.waitId);
   }
 
   private attempt(

@@ -76,11 +76,15 @@ export interface Refusal {
  * `LockTimeoutError` when `waitMs` ends without a grant and `WaitCancelledError` when it is
  * cancelled or `signal` aborts. A listed wait hears releases from its start, so one that
  * lands while a try is out is not missed; without `waiters` it hears them only while asleep.
+ * A grant made after `signal` aborted (the caller's connection closed while the store was
+ * granting) could reach nobody: it is given to `release` and the acquire throws
+ * `WaitCancelledError` instead of holding the key for a lease (docs/decisions/0216).
  */
 export async function untilGranted<T extends { readonly granted: true } | Refusal>(
   deps: WaitDeps,
   request: WaitRequest,
   attempt: () => Promise<T>,
+  release: (grant: Exclude<T, Refusal>) => Promise<unknown>,
 ): Promise<T> {
   const { key, waitMs } = request;
   const deadline = performance.now() + waitMs;
@@ -111,7 +115,12 @@ export async function untilGranted<T extends { readonly granted: true } | Refusa
     for (;;) {
       woken = false;
       const result = await attempt();
-      if (result.granted) return result;
+      if (result.granted) {
+        if (!request.signal.aborted) return result;
+        // A release that fails leaves the grant to run out, as before this check.
+        await release(result as Exclude<T, Refusal>).catch(() => undefined);
+        throw new WaitCancelledError(request.waitId);
+      }
       const { retryAfterMs } = result;
       const leftMs = deadline - performance.now();
       if (leftMs <= 0) {

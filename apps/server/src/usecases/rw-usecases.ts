@@ -270,6 +270,7 @@ export function createRwUseCases(deps: RwUseCaseDeps): RwUseCases {
           tier = tried.tier;
           return tried;
         },
+        (gone) => deps.rw.release({ ...key, lockId: gone.lockId, tier: gone.tier }),
       );
       if (!result.granted) {
         outcome = "refused";

@@ -261,6 +261,13 @@ export function createSemaphoreUseCases(
           tier = tried.tier;
           return tried;
         },
+        (gone) =>
+          deps.semaphores.release({
+            resource: key.resource,
+            businessKey: key.businessKey,
+            lockId: gone.lockId,
+            tier: gone.tier,
+          }),
       );
       if (!result.granted) {
         outcome = "refused";
