@@ -52,6 +52,7 @@ export class RedisLockStore extends RedisStoreBase implements LockStore {
       commandTimeoutMs: this.options.commandTimeoutMs,
       waitReplicasTimeoutMs: this.options.waitReplicasTimeoutMs,
       plainAcquires: ScriptBatcher.plainAcquires(client),
+      fairAcquires: ScriptBatcher.fairAcquires(client),
       releases: ScriptBatcher.releases(client),
       extends: ScriptBatcher.extends(client),
     };

@@ -1,5 +1,7 @@
 import { Redis } from "ioredis";
 import {
+  acquireLock,
+  acquireLockBatch,
   acquirePlain,
   acquirePlainBatch,
   extendLock,
@@ -192,6 +194,23 @@ export class ScriptBatcher {
       highestArg: 4,
       onceArgs: [5, 6],
       itemArgs: [0, 1, 2, 3, 7],
+    });
+  }
+
+  /**
+   * Mutex acquires of a fair resource (acquireLock-7's keys: lease, counter, epoch, queue,
+   * waiters, delay, watch; arguments: lockId, clientId, ownerId, leaseMs, minEpoch,
+   * maxLeaseMs, counterSpan, heartbeatMs, waiterId, lockDelayMs).
+   */
+  static fairAcquires(client: RedisClient): ScriptBatcher | null {
+    return ScriptBatcher.of(client, {
+      single: acquireLock,
+      batch: acquireLockBatch,
+      onceKeys: [2],
+      itemKeys: [0, 1, 3, 4, 5, 6],
+      highestArg: 4,
+      onceArgs: [5, 6],
+      itemArgs: [0, 1, 2, 3, 7, 8, 9],
     });
   }
 

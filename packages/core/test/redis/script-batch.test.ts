@@ -5,6 +5,7 @@ import {
   FENCE_LAYOUT,
   NotHolderError,
   OutcomeUnknownError,
+  QUEUED_HOLDER,
   type AcquireResult,
   type RedisLockStore,
   type StoreEvent,
@@ -102,6 +103,59 @@ test("plain acquires made in one turn are two script calls, each answered as if 
   // The stored leases are the ones the replies describe.
   const view = await store.inspect(key("twice"));
   expect(view).toMatchObject({ lockId: firstGrant.lockId, fence: firstGrant.fence, holder: b });
+});
+
+test("fair acquires made in one turn are two script calls, queued in the order made", async () => {
+  const resource = uniqueResource();
+  const key = { resource, businessKey: "k" };
+  const fair = (waiterId: string) => ({ waiterId, heartbeatMs: 5_000 });
+  const held = grantOf(await store.acquire({ ...key, holder: holder("h"), leaseMs: 5_000 }));
+  // A batch first, so the batch script is loaded and each call below is one EVALSHA.
+  await Promise.all(
+    [1, 2, 3].map((i) =>
+      store.acquire({
+        resource,
+        businessKey: `warm-${i}`,
+        holder: holder("x"),
+        leaseMs: 50,
+        fair: fair(`x${i}`),
+      }),
+    ),
+  );
+  await sleep(100);
+
+  const before = await scriptCalls(raw);
+  const waiters = ["w1", "w2", "w3", "w4", "w5"];
+  const [fresh, ...queued] = await Promise.all([
+    store.acquire({
+      resource,
+      businessKey: "free",
+      holder: holder("f"),
+      leaseMs: 5_000,
+      fair: fair("f"),
+    }),
+    ...waiters.map((w) =>
+      store.acquire({ ...key, holder: holder(w), leaseMs: 5_000, fair: fair(w) }),
+    ),
+  ]);
+  // The first alone, the other five in one call.
+  expect(await scriptCalls(raw)).toBe(before + 2);
+  expect(grantOf(fresh)).toMatchObject({ reentry: 1, tier: "redis" });
+  for (const refusal of queued) {
+    expect(refusal).toMatchObject({ granted: false, holder: held.holder });
+  }
+  const [queueKey] = await raw.keys(`w:{${resource}#*}:q:k`);
+  expect(await raw.zrange(queueKey!, 0, -1)).toEqual(waiters);
+
+  // Once the key is free, only the head of the queue may take it, in one batch or not.
+  await store.release({ ...key, lockId: held.lockId });
+  const [second, first] = await Promise.all([
+    store.acquire({ ...key, holder: holder("w2"), leaseMs: 5_000, fair: fair("w2") }),
+    store.acquire({ ...key, holder: holder("w1"), leaseMs: 5_000, fair: fair("w1") }),
+  ]);
+  expect(second).toMatchObject({ granted: false, holder: QUEUED_HOLDER });
+  expect(grantOf(first).fence).not.toBeNull();
+  expect(await raw.zrange(queueKey!, 0, -1)).toEqual(["w2", "w3", "w4", "w5"]);
 });
 
 test("releases made in one turn are two script calls; a wrong lockId fails only its own", async () => {

@@ -22,7 +22,7 @@ import {
 import { withTimeout } from "../../store/with-timeout.js";
 import { acquireLock, acquirePlain, type LuaScript } from "../generated/lua-scripts.js";
 import { rebindNodeOf } from "../redis-store-base.js";
-import { callScript } from "../redis-connection.js";
+import { ScriptBatcher } from "../script-batch.js";
 import { ReplyCode, UnexpectedReplyError, int, replyParts, str } from "../reply-code.js";
 import { removeGrant } from "./force-release.js";
 import type { RedisOpContext } from "./redis-op-context.js";
@@ -197,12 +197,15 @@ export async function acquireOp(ctx: RedisOpContext, input: AcquireInput): Promi
     try {
       if (waitReplicas === 0) {
         // The common case inline: one promise less than a helper per acquire.
-        // Plain acquires of one turn go in one script call where the client allows it
-        // (decision 0213); the reply of each is the one acquirePlain-5 gives.
-        const sent =
-          !fair && ctx.plainAcquires
-            ? ctx.plainAcquires.send(redisKeys, args)
-            : callScript(ctx.client, script, redisKeys, args);
+        // The acquires of one turn go in one script call where the client allows it, plain
+        // ones and fair ones apart (decision 0213); each gets the reply its script gives.
+        const sent = ScriptBatcher.send(
+          fair ? ctx.fairAcquires : ctx.plainAcquires,
+          ctx.client,
+          script,
+          redisKeys,
+          args,
+        );
         const raw = await withTimeout(sent, timeoutMs);
         reply = parseFor(script, raw, lockId, leaseMs);
       } else {

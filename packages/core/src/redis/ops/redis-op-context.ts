@@ -18,6 +18,8 @@ export interface RedisOpContext {
   readonly waitReplicasTimeoutMs: number;
   /** Sends the plain acquires of a turn together; null on a cluster (decision 0213). */
   readonly plainAcquires: ScriptBatcher | null;
+  /** Sends the acquires of a fair resource of a turn together; null on a cluster (decision 0213). */
+  readonly fairAcquires: ScriptBatcher | null;
   /** Sends the releases of a turn together; null on a cluster (decision 0213). */
   readonly releases: ScriptBatcher | null;
   /** Sends the extends of a turn (a bulk renewal) together; null on a cluster (decision 0213). */
