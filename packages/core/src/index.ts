@@ -51,6 +51,8 @@ export {
   type PermitRef,
   type PermitExtendInput,
   type PermitForceReleaseInput,
+  type SemaphoreListInput,
+  type SemaphoreKeyPage,
 } from "./store/semaphore-store.js";
 export { LocalSemaphoreStore } from "./local/local-semaphore-store.js";
 export {
@@ -66,6 +68,7 @@ export {
   type TieredSemaphoresParts,
   type FencedSemaphoreStore,
   type TierSource,
+  type TieredSemaphoreListInput,
 } from "./tier/tiered-semaphores.js";
 export {
   openTieredSemaphores,

@@ -16,7 +16,7 @@ import {
   checkRwListByKey,
   checkRwWithdrawIntent,
   holdsGrants,
-  rwKeyCursor,
+  pageByKey,
   modeMixError,
   mutexHeldError,
   type RwAcquireInput,
@@ -200,14 +200,7 @@ export class LocalRwLockStore implements RwLockStore {
       .map((state) => state.key.businessKey)
       .filter((businessKey) => after === null || businessKey > after)
       .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    const page = businessKeys.slice(0, limit);
-    const views = await Promise.all(
-      page.map((businessKey) => this.inspect({ resource, businessKey })),
-    );
-    return {
-      keys: views.filter(holdsGrants),
-      cursor: businessKeys.length > limit ? rwKeyCursor(page[page.length - 1]!) : null,
-    };
+    return pageByKey(resource, businessKeys, limit, (key) => this.inspect(key), holdsGrants);
   }
 
   async close(): Promise<void> {

@@ -13,6 +13,7 @@ import { validateWaiterId, type FairWait } from "../store/fair-wait.js";
 import {
   checkPermitRef,
   checkSemaphoreAcquire,
+  holdsPermits,
   retryAfterMs,
   type PermitExtendInput,
   type PermitForceReleaseInput,
@@ -20,9 +21,12 @@ import {
   type PermitResult,
   type PermitView,
   type SemaphoreAcquireInput,
+  type SemaphoreKeyPage,
+  type SemaphoreListInput,
   type SemaphoreStore,
   type SemaphoreView,
 } from "../store/semaphore-store.js";
+import { checkRwListByKey, pageByKey } from "../store/rw-lock-store.js";
 
 interface Permit {
   readonly key: LockKey;
@@ -37,6 +41,7 @@ interface Permit {
 }
 
 interface KeyState {
+  readonly key: LockKey;
   grants: Permit[];
   totalPermits: number | null;
   queue: { readonly waiterId: string; deadline: number }[];
@@ -127,6 +132,17 @@ export class LocalSemaphoreStore implements SemaphoreStore {
     };
   }
 
+  /** The resource's keys with a live grant, in business-key order, `limit` keys a page. */
+  async list(input: SemaphoreListInput): Promise<SemaphoreKeyPage> {
+    const { resource, after, limit } = checkRwListByKey(input);
+    const businessKeys = [...this.keys.values()]
+      .filter((state) => state.key.resource === resource)
+      .map((state) => state.key.businessKey)
+      .filter((businessKey) => after === null || businessKey > after)
+      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    return pageByKey(resource, businessKeys, limit, (key) => this.inspect(key), holdsPermits);
+  }
+
   async forceRelease(input: PermitForceReleaseInput): Promise<PermitView[]> {
     const key = validateLockKey({ resource: input.resource, businessKey: input.businessKey });
     const lockId = input.lockId === undefined ? undefined : validateLockId(input.lockId);
@@ -159,7 +175,7 @@ export class LocalSemaphoreStore implements SemaphoreStore {
     const id = mapKey(key);
     let state = this.keys.get(id);
     if (!state && create) {
-      state = { grants: [], totalPermits: null, queue: [] };
+      state = { key, grants: [], totalPermits: null, queue: [] };
       this.keys.set(id, state);
     }
     return state;

@@ -227,6 +227,29 @@ export function rwKeyCursor(businessKey: string): string {
   return Buffer.from(businessKey, "utf8").toString("base64url");
 }
 
+/**
+ * One page of a store that lists in business-key order (MySQL, local): `businessKeys` are
+ * the resource's keys after the cursor, sorted, at least `limit + 1` of them when more
+ * follow. The first `limit` are inspected and those `holds` keeps are the page; the cursor
+ * is the last inspected key's when more follow.
+ */
+export async function pageByKey<View, Kept extends View>(
+  resource: string,
+  businessKeys: readonly string[],
+  limit: number,
+  inspect: (key: LockKey) => Promise<View>,
+  holds: (view: View) => view is Kept,
+): Promise<{ keys: Kept[]; cursor: string | null }> {
+  const page = businessKeys.slice(0, limit);
+  const views: View[] = await Promise.all(
+    page.map((businessKey) => inspect({ resource, businessKey })),
+  );
+  return {
+    keys: views.filter(holds),
+    cursor: businessKeys.length > limit ? rwKeyCursor(page[page.length - 1]!) : null,
+  };
+}
+
 /** True when the key view holds a live grant (a writer or a reader). */
 export function holdsGrants(view: RwKeyView | null): view is RwKeyView {
   return view !== null && (view.writer !== null || view.readers.length > 0);

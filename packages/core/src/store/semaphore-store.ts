@@ -9,6 +9,7 @@ import {
   type Tier,
 } from "@warden/contract";
 import { validateFairWait, type FairWait } from "./fair-wait.js";
+import type { RwListInput } from "./rw-lock-store.js";
 
 /** Hard limits of a semaphore on every tier (docs/decisions/0160). */
 export const SEMAPHORE_LIMITS = Object.freeze({
@@ -121,6 +122,23 @@ export interface SemaphoreView extends LockKey {
 }
 
 /**
+ * Input of {@link SemaphoreStore.list}: one resource's keys with live grants, a page at a
+ * time, paged like the read-write lock's list (the same cursor rules per store).
+ */
+export type SemaphoreListInput = RwListInput;
+
+/**
+ * A page of {@link SemaphoreStore.list}: the keys holding at least one live grant, each as
+ * `inspect` sees it, and the cursor of the next page (null at the end). A page may hold
+ * fewer keys than `limit` (keys whose grants ended meanwhile are left out) while the
+ * cursor is not null yet.
+ */
+export interface SemaphoreKeyPage {
+  readonly keys: SemaphoreView[];
+  readonly cursor: string | null;
+}
+
+/**
  * A counting semaphore per lock key, on one tier (docs/decisions/0160). Every check-then-act
  * is atomic in the store (one Lua script, one MySQL transaction, one synchronous step in
  * process); expired grants are reclaimed by the acquire itself, never by a sweeper.
@@ -142,7 +160,18 @@ export interface SemaphoreStore {
   forceRelease(input: PermitForceReleaseInput): Promise<PermitView[]>;
   /** Gives up a fair waiter's place in the key's queue; true when it had one. */
   leaveQueue(input: LockKey & { readonly waiterId: string }): Promise<boolean>;
+  /**
+   * The resource's keys that hold a live grant, as the store sees them: holder lists and a
+   * resource's retirement ask the store, so they see grants made by any instance, including
+   * one that stopped (docs/decisions/0217). Keys with only fair waiters are left out.
+   */
+  list(input: SemaphoreListInput): Promise<SemaphoreKeyPage>;
   close(): Promise<void>;
+}
+
+/** True when the key view holds a live grant. */
+export function holdsPermits(view: SemaphoreView): view is SemaphoreView {
+  return view.holders.length > 0;
 }
 
 /** A checked acquire input, in canonical form. */

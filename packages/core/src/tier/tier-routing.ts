@@ -223,3 +223,79 @@ export async function allRemoved<T>(
   }
   return removed.length > 0 || failures.length === 0 ? removed : refuseUnanswered(failures);
 }
+
+/** Input of a tiered key list: one tier's keys, or every tier's in turn. */
+export interface TieredListInput {
+  readonly resource: string;
+  readonly cursor?: string;
+  readonly limit?: number;
+  /** Only this tier; without it the current tier, then the others (see {@link searchOrder}). */
+  readonly tier?: Tier;
+}
+
+/** One store's page of a key list. */
+export interface StoreKeyPage<View> {
+  readonly keys: View[];
+  readonly cursor: string | null;
+}
+
+const TIERS: readonly Tier[] = ["redis", "mysql", "local"];
+
+/** The tiers a list cursor still has to visit: distinct known tiers, at least one. */
+function parseTierWalk(text: string): Tier[] {
+  const tiers = text.split(",") as Tier[];
+  if (!tiers.every((tier, index) => TIERS.includes(tier) && tiers.indexOf(tier) === index))
+    throw new InvalidArgumentError("cursor", "is not a cursor from a previous page");
+  return tiers;
+}
+
+/**
+ * A resource's keys with live grants, as the tiers' stores list them (decisions 0185,
+ * 0217). With `tier`, that tier's pages. Without it, the tiers in search order (the current
+ * one first), one tier per page. The cursor `<tiers>:<store cursor>` carries the walk: the
+ * tiers still to visit, comma-separated, the one being paged first (`<store cursor>` empty
+ * at the start of it). The order is fixed by the first page, so a tier switch between two
+ * pages neither skips a tier nor walks one twice. A tier that cannot answer is skipped,
+ * unless it is the current one or the one named.
+ */
+export async function listAcrossTiers<View>(
+  input: TieredListInput,
+  current: () => Tier,
+  list: (
+    tier: Tier,
+    input: { readonly resource: string; readonly cursor?: string; readonly limit?: number },
+  ) => Promise<StoreKeyPage<View>>,
+): Promise<StoreKeyPage<View> & { readonly tier: Tier }> {
+  if (input.tier !== undefined) {
+    const page = await list(input.tier, input);
+    return { ...page, tier: input.tier };
+  }
+  let order = searchOrder(current());
+  let inner: string | undefined;
+  if (input.cursor !== undefined) {
+    const cut = input.cursor.indexOf(":");
+    order = parseTierWalk(cut > 0 ? input.cursor.slice(0, cut) : "");
+    const rest = input.cursor.slice(cut + 1);
+    inner = rest === "" ? undefined : rest;
+  }
+  for (let index = 0; index < order.length; index += 1, inner = undefined) {
+    const tier = order[index]!;
+    const asked = { resource: input.resource, ...(inner === undefined ? {} : { cursor: inner }) };
+    const page = await list(
+      tier,
+      input.limit === undefined ? asked : { ...asked, limit: input.limit },
+    ).catch((error: unknown) => {
+      if (tier === current() || error instanceof InvalidArgumentError) throw error;
+      return null;
+    });
+    if (!page) continue;
+    const next =
+      page.cursor !== null
+        ? `${order.slice(index).join(",")}:${page.cursor}`
+        : index + 1 < order.length
+          ? `${order.slice(index + 1).join(",")}:`
+          : null;
+    return { keys: page.keys, cursor: next, tier };
+  }
+  return { keys: [], cursor: null, tier: current() };
+}

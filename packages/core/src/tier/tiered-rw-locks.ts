@@ -1,10 +1,4 @@
-import {
-  InvalidArgumentError,
-  LIMITS,
-  LockUnavailableError,
-  type LockKey,
-  type Tier,
-} from "@warden/contract";
+import { LIMITS, LockUnavailableError, type LockKey, type Tier } from "@warden/contract";
 import {
   checkRwAcquire,
   checkRwWithdrawIntent,
@@ -28,6 +22,7 @@ import {
   allRemoved,
   checkTierAllowed,
   firstFound,
+  listAcrossTiers,
   searchOrder,
   type ResourcePolicy,
 } from "./tier-routing.js";
@@ -42,16 +37,6 @@ export interface TierSource {
 export interface TieredRwListInput extends RwListInput {
   /** Only this tier; without it the current tier, then the others (see {@link searchOrder}). */
   readonly tier?: Tier;
-}
-
-const TIERS: readonly Tier[] = ["redis", "mysql", "local"];
-
-/** The tiers a list cursor still has to visit: distinct known tiers, at least one. */
-function parseTierWalk(text: string): Tier[] {
-  const tiers = text.split(",") as Tier[];
-  if (!tiers.every((tier, index) => TIERS.includes(tier) && tiers.indexOf(tier) === index))
-    throw new InvalidArgumentError("cursor", "is not a cursor from a previous page");
-  return tiers;
 }
 
 /** A read-write store whose epoch floor follows the tier switches. */
@@ -156,46 +141,15 @@ export class TieredRwLocks {
   }
 
   /**
-   * A resource's keys with live grants, as the stores list them (decision 0185). With
-   * `tier`, that tier's pages. Without it, the tiers in search order (the current one
-   * first), one tier per page. The cursor `<tiers>:<store cursor>` carries the walk: the
-   * tiers still to visit, comma-separated, the one being paged first (`<store cursor>`
-   * empty at the start of it). The order is fixed by the first page, so a tier switch
-   * between two pages neither skips a tier nor walks one twice. A tier that cannot answer
-   * is skipped, unless it is the current one or the one named.
+   * A resource's keys with live grants, as the stores list them (decision 0185): one tier's
+   * pages with `tier`, else every tier in turn (see {@link listAcrossTiers}).
    */
   async list(input: TieredRwListInput): Promise<RwKeyPage & { readonly tier: Tier }> {
-    if (input.tier !== undefined) {
-      const page = await this.store(input.tier).list(input);
-      return { ...page, tier: input.tier };
-    }
-    let order = searchOrder(this.tier);
-    let inner: string | undefined;
-    if (input.cursor !== undefined) {
-      const cut = input.cursor.indexOf(":");
-      order = parseTierWalk(cut > 0 ? input.cursor.slice(0, cut) : "");
-      const rest = input.cursor.slice(cut + 1);
-      inner = rest === "" ? undefined : rest;
-    }
-    for (let index = 0; index < order.length; index += 1, inner = undefined) {
-      const tier = order[index]!;
-      const asked = { resource: input.resource, ...(inner === undefined ? {} : { cursor: inner }) };
-      const page = await this.store(tier)
-        .list(input.limit === undefined ? asked : { ...asked, limit: input.limit })
-        .catch((error: unknown) => {
-          if (tier === this.tier || error instanceof InvalidArgumentError) throw error;
-          return null;
-        });
-      if (!page) continue;
-      const next =
-        page.cursor !== null
-          ? `${order.slice(index).join(",")}:${page.cursor}`
-          : index + 1 < order.length
-            ? `${order.slice(index + 1).join(",")}:`
-            : null;
-      return { keys: page.keys, cursor: next, tier };
-    }
-    return { keys: [], cursor: null, tier: this.tier };
+    return listAcrossTiers(
+      input,
+      () => this.tier,
+      (tier, asked) => this.store(tier).list(asked),
+    );
   }
 
   /** Removes the key's grants (or `lockId`'s) from every tier that answers. */

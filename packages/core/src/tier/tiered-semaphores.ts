@@ -9,6 +9,7 @@ import {
   type PermitRelease,
   type PermitView,
   type SemaphoreAcquireInput,
+  type SemaphoreKeyPage,
   type SemaphoreStore,
   type SemaphoreView,
 } from "../store/semaphore-store.js";
@@ -18,9 +19,14 @@ import {
   allRemoved,
   checkTierAllowed,
   answersOf,
+  listAcrossTiers,
   searchOrder,
   type ResourcePolicy,
+  type TieredListInput,
 } from "./tier-routing.js";
+
+/** Input of {@link TieredSemaphores.list}: one tier's keys, or every tier's in turn. */
+export type TieredSemaphoreListInput = TieredListInput;
 
 /** A semaphore store whose fencing epoch floor follows the tier controller. */
 export interface FencedSemaphoreStore extends SemaphoreStore {
@@ -183,6 +189,18 @@ export class TieredSemaphores {
     return answers
       .filter(([tier, view]) => tier === current || view.holders.length > 0)
       .map(([, view]) => view);
+  }
+
+  /**
+   * A resource's keys with live grants, as the stores list them (decision 0217): one tier's
+   * pages with `tier`, else every tier in turn (see {@link listAcrossTiers}).
+   */
+  list(input: TieredSemaphoreListInput): Promise<SemaphoreKeyPage & { readonly tier: Tier }> {
+    return listAcrossTiers(
+      input,
+      () => this.tier,
+      (tier, asked) => this.store(tier).list(asked),
+    );
   }
 
   /** Removes the key's grants (or one) from every tier that answers. */

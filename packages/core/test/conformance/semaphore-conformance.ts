@@ -262,6 +262,84 @@ export function describeSemaphoreConformance(
       );
     });
 
+    /** Every key of `resource`'s list, page by page, with each key's listed lockIds. */
+    async function listAll(resource: string, limit?: number): Promise<Map<string, string[]>> {
+      const listed = new Map<string, string[]>();
+      let cursor: string | undefined;
+      let pages = 0;
+      do {
+        const page = await store.list({
+          resource,
+          ...(limit === undefined ? {} : { limit }),
+          ...(cursor ? { cursor } : {}),
+        });
+        for (const view of page.keys) {
+          expect(view.resource).toBe(resource);
+          expect(view.tier).toBe(target.tier);
+          expect(listed.has(view.businessKey), `${view.businessKey} twice`).toBe(false);
+          listed.set(view.businessKey, view.holders.map((h) => h.lockId).sort());
+        }
+        cursor = page.cursor ?? undefined;
+        pages += 1;
+        expect(pages).toBeLessThan(100);
+      } while (cursor !== undefined);
+      return listed;
+    }
+
+    test("list pages through the keys with live grants, as inspect sees them", async () => {
+      const resource = uniqueResource("sem-list");
+      const businessKeys = Array.from({ length: 7 }, (_, i) => `key-${i}`);
+      const grants = new Map<string, string[]>();
+      for (const businessKey of businessKeys) {
+        const grant = mustGrant(await store.acquire(input(resource, { businessKey })));
+        grants.set(businessKey, [grant.lockId]);
+      }
+      // A second grant on one key; a released key, a key whose only grant expired and that
+      // has a fair waiter queued since, and another resource's key: none listed extra.
+      const second = mustGrant(
+        await store.acquire(input(resource, { businessKey: "key-1", permits: 2 })),
+      );
+      grants.set("key-1", [...grants.get("key-1")!, second.lockId].sort());
+      const gone = mustGrant(await store.acquire(input(resource, { businessKey: "gone" })));
+      await store.release({ resource, businessKey: "gone", lockId: gone.lockId });
+      const lapsing = { businessKey: "lapsed", totalPermits: 1 };
+      mustGrant(await store.acquire(input(resource, { ...lapsing, leaseMs: 50 })));
+      const waiting = await store.acquire(
+        input(resource, { ...lapsing, fair: { waiterId: "w-list", heartbeatMs: 10_000 } }),
+      );
+      expect(waiting.granted).toBe(false);
+      mustGrant(
+        await store.acquire(input(uniqueResource("sem-list-other"), { businessKey: "key-0" })),
+      );
+      await sleep(120);
+      const listed = await listAll(resource, 3);
+      expect([...listed.keys()].sort()).toEqual(businessKeys);
+      for (const businessKey of businessKeys) {
+        expect(listed.get(businessKey)).toEqual(grants.get(businessKey));
+      }
+      // A key whose grants are force-released leaves the list; the default page size lists
+      // the rest.
+      await store.forceRelease({ resource, businessKey: "key-0" });
+      expect([...(await listAll(resource)).keys()].sort()).toEqual(businessKeys.slice(1));
+    });
+
+    test("list refuses a bad resource, limit or cursor with a typed error", async () => {
+      const resource = uniqueResource("sem-list-bad");
+      for (const bad of [
+        { resource: "bad resource!" },
+        { resource, limit: 0 },
+        { resource, limit: 1_000_001 },
+        { resource, cursor: "not a cursor" },
+        { resource, cursor: "" },
+      ]) {
+        const error = await store.list(bad).then(
+          () => null,
+          (e: unknown) => e,
+        );
+        expect(error, JSON.stringify(bad)).toBeInstanceOf(InvalidArgumentError);
+      }
+    });
+
     test("never more than the total at once under a concurrent hammer", async () => {
       const resource = uniqueResource();
       const total = 3;

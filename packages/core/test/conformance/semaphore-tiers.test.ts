@@ -155,6 +155,51 @@ describe("TieredSemaphores across tier switches", () => {
     expect(most).toBeLessThanOrEqual(total);
   });
 
+  test("list walks every tier's keys with live permits, one tier per page; `tier` lists one", async () => {
+    const resource = uniqueResource("sem-list-tiers");
+    const grantOn = async (tier: "redis" | "mysql", keys: readonly string[]) => {
+      await locks.override(tier, "test", `grant in ${tier}`);
+      await waitForTier(locks, tier);
+      for (const businessKey of keys) {
+        const grant = mustGrant(
+          await sems.acquire(
+            { resource, businessKey, holder: holder(), leaseMs: 2_000, totalPermits: 2 },
+            DEGRADES,
+          ),
+        );
+        expect(grant.tier).toBe(tier);
+      }
+    };
+    await grantOn("mysql", ["m1"]);
+    await grantOn("redis", ["r1", "r2"]);
+
+    const seen: string[] = [];
+    const tiers: string[] = [];
+    let cursor: string | null | undefined;
+    for (let pages = 0; cursor !== null && pages < 20; pages += 1) {
+      const page = await sems.list({ resource, limit: 1, ...(cursor ? { cursor } : {}) });
+      if (pages === 0) expect(page.cursor).toMatch(/^redis,mysql,local:./);
+      seen.push(...page.keys.map((view) => `${view.tier}:${view.businessKey}`));
+      if (tiers.at(-1) !== page.tier) tiers.push(page.tier);
+      cursor = page.cursor;
+    }
+    expect(cursor).toBeNull();
+    expect(tiers).toEqual(["redis", "mysql", "local"]);
+    expect(seen.sort()).toEqual(["mysql:m1", "redis:r1", "redis:r2"]);
+
+    const mysqlOnly = await sems.list({ resource, tier: "mysql" });
+    expect(mysqlOnly).toMatchObject({ tier: "mysql", cursor: null });
+    expect(mysqlOnly.keys.map((view) => view.businessKey)).toEqual(["m1"]);
+    await expect(sems.list({ resource, cursor: "elsewhere:" })).rejects.toBeInstanceOf(
+      InvalidArgumentError,
+    );
+    for (const businessKey of ["m1", "r1", "r2"]) {
+      await sems.forceRelease({ resource, businessKey });
+    }
+    expect((await sems.list({ resource })).keys).toEqual([]);
+    await locks.override(null, "test", "done");
+  });
+
   test("with Redis down, the MySQL tier refuses until the permits left in Redis have surely lapsed", async () => {
     const resource = uniqueResource();
     const r1 = mustGrant(await acquire(resource, 1_000, 2));

@@ -17,7 +17,7 @@ import {
   checkRwListByKey,
   checkRwWithdrawIntent,
   holdsGrants,
-  rwKeyCursor,
+  pageByKey,
   modeMixError,
   mutexHeldError,
   type CheckedRwAcquire,
@@ -371,14 +371,8 @@ export class MysqlRwLockStore extends MysqlStoreBase implements RwLockStore {
       values: [resource, after ?? "", limit + 1],
       timeout: this.options.commandTimeoutMs,
     });
-    const page = rows.slice(0, limit).map((row) => String(row["business_key"]));
-    const views = await Promise.all(
-      page.map((businessKey) => this.inspect({ resource, businessKey })),
-    );
-    return {
-      keys: views.filter(holdsGrants),
-      cursor: rows.length > limit ? rwKeyCursor(page[page.length - 1]!) : null,
-    };
+    const businessKeys = rows.map((row) => String(row["business_key"]));
+    return pageByKey(resource, businessKeys, limit, (key) => this.inspect(key), holdsGrants);
   }
 
   async forceRelease(input: RwForceReleaseInput): Promise<RwLeaseView[]> {

@@ -16,6 +16,7 @@ import { validateWaiterId } from "../../store/fair-wait.js";
 import {
   checkPermitRef,
   checkSemaphoreAcquire,
+  holdsPermits,
   retryAfterMs,
   type CheckedSemaphoreAcquire,
   type PermitExtendInput,
@@ -24,9 +25,12 @@ import {
   type PermitResult,
   type PermitView,
   type SemaphoreAcquireInput,
+  type SemaphoreKeyPage,
+  type SemaphoreListInput,
   type SemaphoreStore,
   type SemaphoreView,
 } from "../../store/semaphore-store.js";
+import { checkRwListByKey, pageByKey } from "../../store/rw-lock-store.js";
 import { isDeadlock, retryDeadlocks } from "../deadlock-retry.js";
 import { certainlyNotApplied } from "../driver-errors.js";
 import { MysqlStoreBase } from "../mysql-store-base.js";
@@ -42,6 +46,7 @@ import {
   FORCE_RELEASE_ALL,
   FORCE_RELEASE_ONE,
   INSERT_PERMIT,
+  LIST_KEYS,
   LIVE_PERMITS,
   LIVE_PERMITS_LOCKED,
   LOCK_KEY,
@@ -210,6 +215,18 @@ export class MysqlSemaphoreStore extends MysqlStoreBase implements SemaphoreStor
       timeout: this.options.commandTimeoutMs,
     });
     return result.affectedRows > 0;
+  }
+
+  /** The resource's keys with a live grant, in key order, `limit` keys a page. */
+  async list(input: SemaphoreListInput): Promise<SemaphoreKeyPage> {
+    const { resource, after, limit } = checkRwListByKey(input);
+    const [rows] = await this.pool.query<RowDataPacket[]>({
+      sql: LIST_KEYS,
+      values: [resource, after ?? "", limit + 1],
+      timeout: this.options.commandTimeoutMs,
+    });
+    const businessKeys = rows.map((row) => String(row["business_key"]));
+    return pageByKey(resource, businessKeys, limit, (key) => this.inspect(key), holdsPermits);
   }
 
   /** True when any semaphore grant of this tier is still live (the tier wrapper's drain). */

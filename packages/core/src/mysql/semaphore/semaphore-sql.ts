@@ -142,5 +142,13 @@ export const REMOVE_UNCERTAIN = `DELETE FROM mysql_semaphore_permit WHERE lock_i
 /** The key's total. Parameters: resource, business_key. */
 export const READ_TOTAL = `SELECT total_permits FROM mysql_semaphore WHERE resource = ? AND business_key = ?`;
 
+/**
+ * One page of a resource's keys with a live grant, in key order (the key's index), after the
+ * previous page's last key ('' for the first). Parameters: resource, after, page size + 1.
+ */
+export const LIST_KEYS = `SELECT DISTINCT business_key FROM ${PERMITS_OF_KEY}
+  WHERE resource = ? AND business_key > ? AND expires_at > NOW(3)
+  ORDER BY business_key LIMIT ?`;
+
 /** Any live grant at all (the tier wrapper's drain check). */
 export const ANY_LIVE = `SELECT 1 FROM mysql_semaphore_permit WHERE expires_at > NOW(3) LIMIT 1`;

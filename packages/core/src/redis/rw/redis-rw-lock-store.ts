@@ -14,6 +14,7 @@ import {
 import {
   checkRwAcquire,
   checkRwWithdrawIntent,
+  holdsGrants,
   modeMixError,
   mutexHeldError,
   type RwAcquireInput,
@@ -41,7 +42,7 @@ import {
   rwWithdrawIntent,
 } from "../generated/lua-scripts.js";
 import type { RedisKeys } from "../keys.js";
-import { listRwKeys } from "./list-rw-keys.js";
+import { listKeysByScan } from "../list-keys-by-scan.js";
 import { callScript, type RedisClient } from "../redis-connection.js";
 import { RedisStoreBase } from "../redis-store-base.js";
 import { ScriptBatcher } from "../script-batch.js";
@@ -319,9 +320,9 @@ export class RedisRwLockStore extends RedisStoreBase implements RwLockStore {
     return { ...key, writer, readers, readFence, waitingWriters, tier: "redis" };
   }
 
-  /** The resource's keys with a live grant, found with SCAN (see {@link listRwKeys}). */
+  /** The resource's keys with a live grant, found with SCAN (see {@link listKeysByScan}). */
   list(input: RwListInput): Promise<RwKeyPage> {
-    return listRwKeys(this.client, input, (key) => this.inspect(key));
+    return listKeysByScan(this.client, input, "rw", (key) => this.inspect(key), holdsGrants);
   }
 
   async forceRelease(input: RwForceReleaseInput): Promise<RwLeaseView[]> {

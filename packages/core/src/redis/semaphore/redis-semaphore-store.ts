@@ -16,6 +16,7 @@ import {
   SEMAPHORE_LIMITS,
   checkPermitRef,
   checkSemaphoreAcquire,
+  holdsPermits,
   type PermitExtendInput,
   type PermitForceReleaseInput,
   type PermitRef,
@@ -23,6 +24,8 @@ import {
   type PermitRelease,
   type PermitView,
   type SemaphoreAcquireInput,
+  type SemaphoreKeyPage,
+  type SemaphoreListInput,
   type SemaphoreStore,
   type SemaphoreView,
 } from "../../store/semaphore-store.js";
@@ -36,6 +39,7 @@ import {
   semaphoreInspect,
   semaphoreRelease,
 } from "../generated/lua-scripts.js";
+import { listKeysByScan } from "../list-keys-by-scan.js";
 import { callScript, type RedisClient } from "../redis-connection.js";
 import { RedisStoreBase } from "../redis-store-base.js";
 import { ScriptBatcher } from "../script-batch.js";
@@ -267,6 +271,14 @@ export class RedisSemaphoreStore extends RedisStoreBase implements SemaphoreStor
     const key = validateLockKey({ resource: input.resource, businessKey: input.businessKey });
     const lockId = input.lockId === undefined ? "" : validateLockId(input.lockId);
     return this.remove(key, lockId, this.options.commandTimeoutMs);
+  }
+
+  /**
+   * The resource's keys with a live grant, found with SCAN over the grants' sorted sets
+   * (see {@link listKeysByScan}); each is inspected, so expired grants are not listed.
+   */
+  list(input: SemaphoreListInput): Promise<SemaphoreKeyPage> {
+    return listKeysByScan(this.client, input, "s", (key) => this.inspect(key), holdsPermits);
   }
 
   async leaveQueue(input: LockKey & { readonly waiterId: string }): Promise<boolean> {
