@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { createContextInner } from "../src/context.js";
 import type { LiveMessage } from "../src/live/live-bus.js";
 import { createCaller } from "../src/routers/_app.js";
+import { expectCode } from "./support/expect-trpc.js";
 import { startHarness, uid, type Harness, type TenantHandle } from "./support/harness.js";
 
 // Permit holder lists and permit events across server instances (docs/decisions/0162): two
@@ -160,4 +161,68 @@ it("an instance that joins later lists the permits the fleet already holds", asy
   }
   await c.close();
   await release();
+});
+
+it("an instance that heard of no grant (a whole fleet restarted) lists the stores' permits and refuses to retire under them", async () => {
+  // Its own resource: the retirement must not touch the other tests' semaphore.
+  const name = `sem:${uid()}`;
+  await tenant.caller().resource.create({
+    name,
+    kind: "semaphore",
+    permits: 4,
+    defaultLeaseMs: 20_000,
+    maxLeaseMs: 20_000,
+    maxRenewals: null,
+    expectedHoldMs: null,
+    degrade: true,
+    localFallback: "deny",
+    fair: false,
+    waitReplicas: 0,
+    description: "fleet restart",
+  });
+  const keys = ["k1", "k2", "k3"];
+  const grants = [];
+  for (const businessKey of keys) {
+    const grant = await on(a, "sdk-4").semaphore.acquire({
+      resource: name,
+      businessKey,
+      ownerId: `o-${businessKey}`,
+    });
+    if (!grant.granted) throw new Error("expected a grant");
+    grants.push({ ...grant, businessKey });
+  }
+  // Same Redis and database, no fleet bus: no instance tells it of the grants above, as
+  // after every instance restarted. Asked at once, before any renewal could reach it.
+  const c = await startHarness({ shareWith: a });
+  try {
+    const console = on(c, "console");
+    const listed: string[] = [];
+    let cursor: string | undefined;
+    for (let pages = 0; pages < 10; pages += 1) {
+      const page = await console.holder.list({
+        resource: name,
+        limit: 2,
+        ...(cursor === undefined ? {} : { cursor }),
+      });
+      listed.push(...page.holders.map((p) => p.lockId));
+      if (page.cursor === null) break;
+      cursor = page.cursor;
+    }
+    expect(listed.sort()).toEqual(grants.map((g) => g.lockId).sort());
+    await expectCode(console.resource.retire({ name }), "CONFLICT");
+    expect((await console.resource.get({ name })).retiredAt).toBeNull();
+
+    for (const grant of grants) {
+      await on(a, "sdk-4").semaphore.release({
+        resource: name,
+        businessKey: grant.businessKey,
+        lockId: grant.lockId,
+        tier: grant.tier,
+      });
+    }
+    expect((await console.holder.list({ resource: name })).holders).toEqual([]);
+    expect((await console.resource.retire({ name })).retiredAt).not.toBeNull();
+  } finally {
+    await c.close();
+  }
 });

@@ -70,11 +70,10 @@ function isPermit(value: unknown): value is TrackedPermit {
 /**
  * The semaphore permit grants the fleet holds, as far as this instance has seen them: its
  * own grants and renewals, and, through the fleet bus, those of the other instances (a
- * newcomer is sent every instance's list). The stores have no "list a resource's
- * semaphore keys" call, so `holder.list` takes the keys from here and asks the store for
- * each key's live grants — the store, not this map, decides what is listed
- * (docs/decisions/0162). A grant whose expiry passed without a release or a renewal is
- * reported as expired by the instance that last granted or renewed it.
+ * newcomer is sent every instance's list; docs/decisions/0162). A grant whose expiry passed
+ * without a release or a renewal is reported as expired by the instance that last granted
+ * or renewed it. Holder lists and a resource's retirement do not read this map: they ask
+ * the stores, which also know the grants of instances that stopped (docs/decisions/0217).
  */
 export class PermitTracker {
   private readonly byLockId = new Map<string, Entry>();
@@ -145,17 +144,6 @@ export class PermitTracker {
   /** Every grant known. */
   all(): TrackedPermit[] {
     return [...this.byLockId.values()].map((entry) => entry.permit);
-  }
-
-  /** The business keys of a tenant's resource with a known live grant, sorted. */
-  keysOf(tenantId: string, resource: string): string[] {
-    const keys = new Set<string>();
-    for (const { permit } of this.byLockId.values()) {
-      if (permit.resource === resource && permit.tenantId === tenantId) {
-        keys.add(permit.businessKey);
-      }
-    }
-    return [...keys].sort();
   }
 
   /** Live grants known per resource (the console's and metrics' count). */

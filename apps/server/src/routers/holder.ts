@@ -18,12 +18,12 @@ function checkCursor(cursor: string): string {
 }
 
 /**
- * An rwlock list's cursor: without `tier`, the tiers still to walk (`redis,mysql:`, one to
+ * A semaphore's or an rwlock's list cursor: without `tier`, the tiers still to walk (`redis,mysql:`, one to
  * three, comma-separated) and the store's cursor (Redis `node:scanCursor:skip`, MySQL and
  * local a base64url key); with it, the store's alone.
  * Anything else is a typed 400 before a store sees it; the stores check the rest.
  */
-function checkRwCursor(cursor: string, tiered: boolean): string {
+function checkTieredCursor(cursor: string, tiered: boolean): string {
   const store = tiered
     ? /^(?:redis|mysql|local)(?:,(?:redis|mysql|local)){0,2}:(.*)$/s.exec(cursor)?.[1]
     : cursor;
@@ -31,14 +31,6 @@ function checkRwCursor(cursor: string, tiered: boolean): string {
     store !== undefined &&
     (store === "" ? tiered : /^\d{1,4}:\d{1,20}:\d{1,6}$|^[A-Za-z0-9_-]{2,300}$/.test(store));
   if (!ok) throw new InvalidArgumentError("cursor", "is not a cursor from a previous page");
-  return cursor;
-}
-
-/** A semaphore list's cursor: a decimal position among the resource's keys. */
-function checkPositionCursor(cursor: string): string {
-  if (!/^\d{1,9}$/.test(cursor)) {
-    throw new InvalidArgumentError("cursor", "is not a cursor from a previous page");
-  }
   return cursor;
 }
 
@@ -72,10 +64,10 @@ export const holderRouter = router({
    * their grant time and renewals as the store keeps them; paged by the store's cursor.
    * Each entry says what it is: `kind: "lock"` (a mutex lease, `permits` null) or
    * `kind: "permit"` (a semaphore permit grant holding `permits` of the key's total, its
-   * `reentry` always 1; from every reachable tier unless `tier` names one; paged by key,
-   * docs/decisions/0162), or `kind: "read"` / `"write"` (a read-write grant, `permits` null;
-   * the keys as the stores list them, every tier in turn unless `tier` names one, a page per
-   * tier, docs/decisions/0185).
+   * `reentry` always 1, docs/decisions/0162), or `kind: "read"` / `"write"` (a read-write
+   * grant, `permits` null, docs/decisions/0185). Permits and read-write grants are listed by
+   * key as the stores list them, every tier in turn unless `tier` names one, a page per
+   * tier (docs/decisions/0217).
    */
   list: authedProcedure.input(holderListInputSchema).query(async ({ ctx, input }) => {
     const { services } = ctx;
@@ -86,7 +78,9 @@ export const holderRouter = router({
       const permits = await semaphores.list(resource, {
         ...(input.businessKey === undefined ? {} : { businessKey: input.businessKey }),
         ...(input.tier === undefined ? {} : { tier: input.tier }),
-        ...(input.cursor === undefined ? {} : { cursor: checkPositionCursor(input.cursor) }),
+        ...(input.cursor === undefined || input.businessKey !== undefined
+          ? {}
+          : { cursor: checkTieredCursor(input.cursor, input.tier === undefined) }),
         ...(input.limit === undefined ? {} : { limit: input.limit }),
       });
       const holders = permits.holders.map((permit) => ({
@@ -115,7 +109,7 @@ export const holderRouter = router({
         ...(input.tier === undefined ? {} : { tier: input.tier }),
         ...(input.cursor === undefined || input.businessKey !== undefined
           ? {}
-          : { cursor: checkRwCursor(input.cursor, input.tier === undefined) }),
+          : { cursor: checkTieredCursor(input.cursor, input.tier === undefined) }),
         ...(input.limit === undefined ? {} : { limit: input.limit }),
       });
       const holders = page.grants.map((grant) => ({

@@ -248,3 +248,33 @@ export async function anyPageHolds<P extends { readonly cursor: string | null }>
   } while (cursor !== undefined);
   return false;
 }
+
+const TIERS: readonly Tier[] = ["redis", "mysql", "local"];
+
+/**
+ * True while any tier's listing of a resource holds a key: each tier paged on its own
+ * (`pageAt(tier, cursor)`), all tiers at once. A tier that cannot answer counts as holding
+ * one when it is `current` (refuse rather than guess), else as holding none: a tier the
+ * fleet is not on grants nothing new, and its holders may still release.
+ */
+export async function anyTierHolds(
+  current: Tier,
+  pageAt: (
+    tier: Tier,
+    cursor: string | undefined,
+  ) => Promise<{ readonly keys: readonly unknown[]; readonly cursor: string | null }>,
+): Promise<boolean> {
+  const live = await Promise.all(
+    TIERS.map(async (tier) => {
+      try {
+        return await anyPageHolds(
+          (cursor) => pageAt(tier, cursor),
+          (page) => page.keys.length > 0,
+        );
+      } catch {
+        return tier === current;
+      }
+    }),
+  );
+  return live.some(Boolean);
+}

@@ -17,7 +17,7 @@ import type {
 } from "../schemas/rwlock.js";
 import type { CoordinationUseCaseDeps } from "./coordination-deps.js";
 import {
-  anyPageHolds,
+  anyTierHolds,
   checkRenewalLimit,
   endExpired,
   fillGrantFacts,
@@ -41,7 +41,6 @@ import type { RwLocksPort } from "./rw-stores.js";
 const INTENT_MS = 3_000;
 /** Keys per `holder.list` page of an rwlock resource when the caller names no limit. */
 const LIST_KEYS_DEFAULT = 100;
-const TIERS: readonly Tier[] = ["redis", "mysql", "local"];
 
 /** A live read or write grant in a holder list: its key and the grant. */
 export interface ListedRwGrant extends RwGrantInfo {
@@ -540,25 +539,14 @@ export function createRwUseCases(deps: RwUseCaseDeps): RwUseCases {
   }
 
   async function hasLiveGrants(resource: ResourceView): Promise<boolean> {
-    const live = await Promise.all(
-      TIERS.map(async (tier) => {
-        try {
-          return await anyPageHolds(
-            (cursor) =>
-              deps.rw.list({
-                resource: resource.name,
-                tier,
-                limit: 500,
-                ...(cursor === undefined ? {} : { cursor }),
-              }),
-            (page) => page.keys.length > 0,
-          );
-        } catch {
-          return tier === deps.rw.tier;
-        }
+    return anyTierHolds(deps.rw.tier, (tier, cursor) =>
+      deps.rw.list({
+        resource: resource.name,
+        tier,
+        limit: 500,
+        ...(cursor === undefined ? {} : { cursor }),
       }),
     );
-    return live.some(Boolean);
   }
 
   return {

@@ -10,7 +10,7 @@ import type { SemaphoreMetrics } from "./semaphore-metrics.js";
  */
 export type TieredSemaphoresPort = Pick<
   TieredSemaphores,
-  "tier" | "acquire" | "release" | "extend" | "inspect" | "leaveQueue" | "close"
+  "tier" | "acquire" | "release" | "extend" | "inspect" | "list" | "leaveQueue" | "close"
 >;
 
 /**
@@ -22,7 +22,8 @@ export interface SemaphoreUseCaseDeps extends CoordinationUseCaseDeps {
   readonly semaphoreMetrics: SemaphoreMetrics;
   /**
    * The fleet's permit grants as this instance knows them (docs/decisions/0162): fed with
-   * every grant, renewal and release made here; holder lists read their keys from it.
+   * every grant, renewal and release made here; the live feed's lapsed-grant reports come
+   * from it. Holder lists and retirement ask the stores instead (docs/decisions/0217).
    */
   readonly permits?: PermitTracker;
 }

@@ -7,7 +7,13 @@ import {
   type Holder,
   type Tier,
 } from "@warden/contract";
-import type { PermitGrant, PermitRelease, PermitView, TieredSemaphores } from "@warden/core";
+import type {
+  PermitGrant,
+  PermitRelease,
+  PermitView,
+  SemaphoreView,
+  TieredSemaphores,
+} from "@warden/core";
 import { endHold, type HoldPart } from "../audit/audit-record.js";
 import type { TrackedPermit } from "../live/permit-tracker.js";
 import type { ResourceView } from "../registry/resource-view.js";
@@ -23,7 +29,7 @@ import type {
   SemaphoreReleaseReply,
 } from "../schemas/semaphore.js";
 import {
-  anyPageHolds,
+  anyTierHolds,
   checkRenewalLimit,
   endExpired,
   fillGrantFacts,
@@ -54,7 +60,7 @@ export interface ListedPermit extends PermitInfo {
 export interface PermitListOptions {
   readonly businessKey?: string;
   readonly tier?: Tier;
-  /** A decimal position in the resource's sorted keys, from a previous page. */
+  /** The cursor of a previous page, as {@link TieredSemaphores.list} made it. */
   readonly cursor?: string;
   /** Keys per page. */
   readonly limit?: number;
@@ -442,18 +448,25 @@ export function createSemaphoreUseCases(
     resource: ResourceView,
     options: PermitListOptions,
   ): Promise<{ holders: ListedPermit[]; cursor: string | null }> {
-    const keys =
-      options.businessKey === undefined
-        ? (deps.permits?.keysOf(resource.tenantId, resource.name) ?? [])
-        : [options.businessKey];
-    const from = options.cursor === undefined ? 0 : Number(options.cursor);
-    const limit = options.limit ?? LIST_KEYS_DEFAULT;
-    const page = keys.slice(from, from + limit);
-    const views = await Promise.all(
-      page.map((businessKey) => deps.semaphores.inspect({ resource: resource.name, businessKey })),
-    );
+    let views: SemaphoreView[];
+    let cursor: string | null = null;
+    if (options.businessKey !== undefined) {
+      views = await deps.semaphores.inspect({
+        resource: resource.name,
+        businessKey: options.businessKey,
+      });
+    } else {
+      const page = await deps.semaphores.list({
+        resource: resource.name,
+        limit: options.limit ?? LIST_KEYS_DEFAULT,
+        ...(options.tier === undefined ? {} : { tier: options.tier }),
+        ...(options.cursor === undefined ? {} : { cursor: options.cursor }),
+      });
+      views = page.keys;
+      cursor = page.cursor;
+    }
     const holders: ListedPermit[] = [];
-    for (const view of views.flat()) {
+    for (const view of views) {
       for (const permit of view.holders) {
         if (options.tier !== undefined && permit.tier !== options.tier) continue;
         holders.push({
@@ -463,7 +476,7 @@ export function createSemaphoreUseCases(
         });
       }
     }
-    return { holders, cursor: from + limit < keys.length ? String(from + limit) : null };
+    return { holders, cursor };
   }
 
   let sweeping = false;
@@ -524,14 +537,19 @@ export function createSemaphoreUseCases(
     });
   }
 
+  /**
+   * True while any tier holds a live permit of the resource, as the stores list them: grants
+   * of instances that stopped count too. A tier that cannot answer counts as holding one
+   * when it is the tier in force (refuse rather than guess), else as holding none.
+   */
   async function hasLiveGrants(resource: ResourceView): Promise<boolean> {
-    return anyPageHolds(
-      (cursor) =>
-        list(resource, {
-          limit: LIST_KEYS_DEFAULT,
-          ...(cursor === undefined ? {} : { cursor }),
-        }),
-      (page) => page.holders.length > 0,
+    return anyTierHolds(deps.semaphores.tier, (tier, cursor) =>
+      deps.semaphores.list({
+        resource: resource.name,
+        tier,
+        limit: 500,
+        ...(cursor === undefined ? {} : { cursor }),
+      }),
     );
   }
 
