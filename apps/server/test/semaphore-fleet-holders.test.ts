@@ -27,16 +27,14 @@ let semaphore: string;
 const on = (h: Harness, clientId: string) =>
   createCaller(createContextInner(h.services, { apiKey: tenant.key, clientId }));
 
-beforeAll(async () => {
-  a = await startHarness({ fleet: true, releaseBridge: true });
-  b = await startHarness({ fleet: true, releaseBridge: true, shareWith: a });
-  tenant = await a.tenant();
-  semaphore = `sem:${uid()}`;
+/** A new semaphore resource of the tenant, 4 permits, with `defaultLeaseMs`; its name. */
+async function createSemaphore(defaultLeaseMs: number, description: string): Promise<string> {
+  const name = `sem:${uid()}`;
   await tenant.caller().resource.create({
-    name: semaphore,
+    name,
     kind: "semaphore",
     permits: 4,
-    defaultLeaseMs: 5_000,
+    defaultLeaseMs,
     maxLeaseMs: 20_000,
     maxRenewals: null,
     expectedHoldMs: null,
@@ -44,8 +42,16 @@ beforeAll(async () => {
     localFallback: "deny",
     fair: false,
     waitReplicas: 0,
-    description: "fleet permits",
+    description,
   });
+  return name;
+}
+
+beforeAll(async () => {
+  a = await startHarness({ fleet: true, releaseBridge: true });
+  b = await startHarness({ fleet: true, releaseBridge: true, shareWith: a });
+  tenant = await a.tenant();
+  semaphore = await createSemaphore(5_000, "fleet permits");
 });
 afterAll(async () => {
   await b?.close();
@@ -165,21 +171,7 @@ it("an instance that joins later lists the permits the fleet already holds", asy
 
 it("an instance that heard of no grant (a whole fleet restarted) lists the stores' permits and refuses to retire under them", async () => {
   // Its own resource: the retirement must not touch the other tests' semaphore.
-  const name = `sem:${uid()}`;
-  await tenant.caller().resource.create({
-    name,
-    kind: "semaphore",
-    permits: 4,
-    defaultLeaseMs: 20_000,
-    maxLeaseMs: 20_000,
-    maxRenewals: null,
-    expectedHoldMs: null,
-    degrade: true,
-    localFallback: "deny",
-    fair: false,
-    waitReplicas: 0,
-    description: "fleet restart",
-  });
+  const name = await createSemaphore(20_000, "fleet restart");
   const keys = ["k1", "k2", "k3"];
   const grants = [];
   for (const businessKey of keys) {

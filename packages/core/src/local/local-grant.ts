@@ -42,3 +42,21 @@ export function localGrantView(key: LockKey, grant: LocalGrant, now: number) {
 export function mapKey(key: LockKey): string {
   return `${key.resource}|${key.businessKey}`;
 }
+
+/**
+ * The business keys of `resource` among `states` after `after` (all when null), sorted: what
+ * a local store's list pages through (see pageByKey).
+ */
+export function localKeysAfter(
+  states: Iterable<{ readonly key: LockKey }>,
+  resource: string,
+  after: string | null,
+): string[] {
+  const businessKeys: string[] = [];
+  for (const { key } of states) {
+    if (key.resource === resource && (after === null || key.businessKey > after)) {
+      businessKeys.push(key.businessKey);
+    }
+  }
+  return businessKeys.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}

@@ -1,5 +1,5 @@
 import { performance } from "node:perf_hooks";
-import { localGrantView, mapKey } from "./local-grant.js";
+import { localGrantView, localKeysAfter, mapKey } from "./local-grant.js";
 import {
   NotHolderError,
   newLockId,
@@ -135,11 +135,7 @@ export class LocalSemaphoreStore implements SemaphoreStore {
   /** The resource's keys with a live grant, in business-key order, `limit` keys a page. */
   async list(input: SemaphoreListInput): Promise<SemaphoreKeyPage> {
     const { resource, after, limit } = checkRwListByKey(input);
-    const businessKeys = [...this.keys.values()]
-      .filter((state) => state.key.resource === resource)
-      .map((state) => state.key.businessKey)
-      .filter((businessKey) => after === null || businessKey > after)
-      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const businessKeys = localKeysAfter(this.keys.values(), resource, after);
     return pageByKey(resource, businessKeys, limit, (key) => this.inspect(key), holdsPermits);
   }
 

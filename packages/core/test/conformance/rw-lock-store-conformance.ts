@@ -12,6 +12,7 @@ import {
   type Tier,
 } from "../../src/index.js";
 import { holder, sleep, uniqueResource } from "../support/ids.js";
+import { expectListRefusals } from "../support/list-refusals.js";
 
 /** What a tier's read-write test file hands the suite. */
 export interface RwConformanceTarget {
@@ -633,20 +634,7 @@ export function describeRwLockStoreConformance(
     });
 
     test("list refuses a bad resource, limit or cursor with a typed error", async () => {
-      const resource = uniqueResource("rw-list-bad");
-      for (const bad of [
-        { resource: "bad resource!" },
-        { resource, limit: 0 },
-        { resource, limit: 1_000_001 },
-        { resource, cursor: "not a cursor" },
-        { resource, cursor: "" },
-      ]) {
-        const error = await store.list(bad).then(
-          () => null,
-          (e: unknown) => e,
-        );
-        expect(error, JSON.stringify(bad)).toBeInstanceOf(InvalidArgumentError);
-      }
+      await expectListRefusals((input) => store.list(input), uniqueResource("rw-list-bad"));
     });
 
     test("a bounded concurrent hammer never sees a writer together with anyone else", async () => {
