@@ -7,7 +7,7 @@ import {
 } from "@trpc/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { startHttpServer, type HttpServerHandle } from "../src/http/server.js";
+import type { HttpServerHandle } from "../src/http/server.js";
 import type { AppRouter } from "../src/routers/_app.js";
 import {
   registerResource,
@@ -16,6 +16,7 @@ import {
   type Harness,
   type TenantHandle,
 } from "./support/harness.js";
+import { serveHarness } from "./support/lock-client.js";
 
 // Node 20 has no global WebSocket; the SDK passes `ws` the same way.
 const NodeWebSocket = WebSocket as unknown as typeof globalThis.WebSocket;
@@ -28,12 +29,7 @@ const MAX_BODY = 16 * 1024;
 
 beforeAll(async () => {
   h = await startHarness({ consoleOrigins: ["http://console.test"] });
-  http = await startHttpServer(h.services, {
-    host: "127.0.0.1",
-    port: 0,
-    maxBodyBytes: MAX_BODY,
-    shutdownGraceMs: 2_000,
-  });
+  http = await serveHarness(h, { maxBodyBytes: MAX_BODY });
   tenant = await h.tenant();
   resource = await registerResource(tenant);
 });

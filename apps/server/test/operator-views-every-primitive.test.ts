@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createConnection } from "mysql2/promise";
 import { runCli } from "../src/cli/run-cli.js";
-import { startHttpServer, type HttpServerHandle } from "../src/http/server.js";
+import type { HttpServerHandle } from "../src/http/server.js";
 import { expectCode } from "./support/expect-trpc.js";
 import { eventually } from "./support/fleet.js";
 import { startHarness, uid, type Harness, type TenantHandle } from "./support/harness.js";
+import { serveHarness } from "./support/lock-client.js";
 
 // The operator views count every primitive (docs/decisions/0194), on real Redis and
 // MariaDB: retire refused while a permit, a read grant or a write grant lives (nothing
@@ -20,12 +21,7 @@ let tenant: TenantHandle;
 beforeAll(async () => {
   a = await startHarness({ fleet: true, releaseBridge: true });
   b = await startHarness({ fleet: true, releaseBridge: true, shareWith: a });
-  http = await startHttpServer(a.services, {
-    host: "127.0.0.1",
-    port: 0,
-    maxBodyBytes: 64 * 1024,
-    shutdownGraceMs: 2_000,
-  });
+  http = await serveHarness(a);
   tenant = await a.tenant();
 });
 afterAll(async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { generateApiKey } from "../src/auth/api-key.js";
-import { startHttpServer, type HttpServerHandle } from "../src/http/server.js";
+import type { HttpServerHandle } from "../src/http/server.js";
 import { DIRECT_CALL_PATHS } from "../src/protocol/direct-calls.js";
 import { LOCK_SUBPROTOCOL } from "../src/protocol/wire.js";
 import {
@@ -11,6 +11,7 @@ import {
   type OperatorHandle,
   type TenantHandle,
 } from "./support/harness.js";
+import { serveHarness } from "./support/lock-client.js";
 
 // The lock socket runs the hot semaphore and read-write lock calls on their use cases
 // without tRPC (docs/decisions/0193). Each of them must answer exactly as its tRPC procedure
@@ -58,12 +59,7 @@ async function registerRw(t: TenantHandle): Promise<string> {
 
 beforeAll(async () => {
   h = await startHarness();
-  http = await startHttpServer(h.services, {
-    host: "127.0.0.1",
-    port: 0,
-    maxBodyBytes: 64 * 1024,
-    shutdownGraceMs: 2_000,
-  });
+  http = await serveHarness(h);
   tenant = await h.tenant();
   other = await h.tenant();
   const made = generateApiKey();

@@ -1,18 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startHttpServer, type HttpServerHandle } from "../src/http/server.js";
+import type { HttpServerHandle } from "../src/http/server.js";
 import { startHarness, type Harness } from "./support/harness.js";
+import { serveHarness } from "./support/lock-client.js";
 
 let h: Harness;
 let http: HttpServerHandle;
 
 beforeAll(async () => {
   h = await startHarness();
-  http = await startHttpServer(h.services, {
-    host: "127.0.0.1",
-    port: 0,
-    maxBodyBytes: 16 * 1024,
-    shutdownGraceMs: 1_000,
-  });
+  http = await serveHarness(h, { maxBodyBytes: 16 * 1024, shutdownGraceMs: 1_000 });
 });
 afterAll(async () => {
   await http?.close();

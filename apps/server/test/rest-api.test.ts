@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
-import { startHttpServer, type HttpServerHandle } from "../src/http/server.js";
+import type { HttpServerHandle } from "../src/http/server.js";
 import {
   acquireGrantedSchema,
   acquireRefusedSchema,
@@ -21,6 +21,7 @@ import {
   type Harness,
   type TenantHandle,
 } from "./support/harness.js";
+import { serveHarness } from "./support/lock-client.js";
 
 const MAX_BODY = 8 * 1024;
 let h: Harness;
@@ -32,12 +33,7 @@ let foreign: string;
 
 beforeAll(async () => {
   h = await startHarness();
-  http = await startHttpServer(h.services, {
-    host: "127.0.0.1",
-    port: 0,
-    maxBodyBytes: MAX_BODY,
-    shutdownGraceMs: 2_000,
-  });
+  http = await serveHarness(h, { maxBodyBytes: MAX_BODY });
   tenant = await h.tenant();
   other = await h.tenant();
   resource = await registerResource(tenant, { maxLeaseMs: 20_000 });
@@ -488,12 +484,7 @@ describe("typed errors and their HTTP status", () => {
 
 describe("shutdown", () => {
   it("a wait ended by a shutdown answers 503 WAIT_CANCELLED (call another instance), not 409", async () => {
-    const second = await startHttpServer(h.services, {
-      host: "127.0.0.1",
-      port: 0,
-      maxBodyBytes: MAX_BODY,
-      shutdownGraceMs: 2_000,
-    });
+    const second = await serveHarness(h, { maxBodyBytes: MAX_BODY });
     const key = `shutdown-${uid()}`;
     const headers = {
       authorization: `Bearer ${tenant.key}`,

@@ -5,13 +5,14 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startHttpServer, type HttpServerHandle } from "../src/http/server.js";
+import type { HttpServerHandle } from "../src/http/server.js";
 import {
   registerResource,
   startHarness,
   type Harness,
   type TenantHandle,
 } from "./support/harness.js";
+import { serveHarness } from "./support/lock-client.js";
 
 // The README's HTTP/JSON examples as a user would run them: curl + jq in bash, and Python's
 // standard library, each driving a full lock cycle against a real server (real Redis and
@@ -25,12 +26,7 @@ let tenant: TenantHandle;
 
 beforeAll(async () => {
   h = await startHarness();
-  http = await startHttpServer(h.services, {
-    host: "127.0.0.1",
-    port: 0,
-    maxBodyBytes: 64 * 1024,
-    shutdownGraceMs: 2_000,
-  });
+  http = await serveHarness(h);
   tenant = await h.tenant();
 });
 afterAll(async () => {

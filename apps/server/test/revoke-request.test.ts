@@ -5,7 +5,7 @@
 // unaffected. Operators need the operator role, as for force release.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { startHttpServer, type HttpServerHandle } from "../src/http/server.js";
+import type { HttpServerHandle } from "../src/http/server.js";
 import { LOCK_SUBPROTOCOL } from "../src/protocol/wire.js";
 import { expectCode } from "./support/expect-trpc.js";
 import {
@@ -14,6 +14,7 @@ import {
   type Harness,
   type TenantHandle,
 } from "./support/harness.js";
+import { serveHarness } from "./support/lock-client.js";
 
 let a: Harness;
 let b: Harness;
@@ -23,12 +24,7 @@ let tenant: TenantHandle;
 beforeAll(async () => {
   a = await startHarness({ fleet: true, releaseBridge: true });
   b = await startHarness({ fleet: true, releaseBridge: true, shareWith: a });
-  httpA = await startHttpServer(a.services, {
-    host: "127.0.0.1",
-    port: 0,
-    maxBodyBytes: 64 * 1024,
-    shutdownGraceMs: 2_000,
-  });
+  httpA = await serveHarness(a);
   tenant = await a.tenant();
 });
 afterAll(async () => {

@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
-import { startHttpServer, type HttpServerHandle } from "../src/http/server.js";
+import type { HttpServerHandle } from "../src/http/server.js";
 import {
   errorReplySchema,
   rwExtendReplySchema,
@@ -21,6 +21,7 @@ import {
   type Harness,
   type TenantHandle,
 } from "./support/harness.js";
+import { serveHarness } from "./support/lock-client.js";
 
 // The HTTP/JSON read-write lock routes (docs/decisions/0180) on a real server over real Redis
 // and MariaDB: documented replies, shared read fences, waits woken by releases and listed with
@@ -59,12 +60,7 @@ async function registerRw(t: TenantHandle, maxRenewals: number | null = null): P
 
 beforeAll(async () => {
   h = await startHarness();
-  http = await startHttpServer(h.services, {
-    host: "127.0.0.1",
-    port: 0,
-    maxBodyBytes: 8 * 1024,
-    shutdownGraceMs: 2_000,
-  });
+  http = await serveHarness(h, { maxBodyBytes: 8 * 1024 });
   tenant = await h.tenant();
   other = await h.tenant();
   rw = await registerRw(tenant);
@@ -738,12 +734,7 @@ describe("waits end with their caller", () => {
 
   // Last: it closes a second HTTP server over the same services, which cancels their waits.
   it("a wait ended by a shutdown answers 503 WAIT_CANCELLED (call another instance)", async () => {
-    const second = await startHttpServer(h.services, {
-      host: "127.0.0.1",
-      port: 0,
-      maxBodyBytes: 8 * 1024,
-      shutdownGraceMs: 5_000,
-    });
+    const second = await serveHarness(h, { maxBodyBytes: 8 * 1024, shutdownGraceMs: 5_000 });
     const key = `shutdown-${uid()}`;
     const writer = documented(
       rwGrantedSchema,

@@ -6,6 +6,7 @@ import { metricsStatus } from "../src/http/metrics-access.js";
 import { startHttpServer, type HttpServerHandle } from "../src/http/server.js";
 import type { AppRouter } from "../src/routers/_app.js";
 import { startHarness, type Harness } from "./support/harness.js";
+import { serveHarness } from "./support/lock-client.js";
 
 // Issue 18, findings 2, 8 (/metrics) and 9 (caps): revocation and logout end streams and
 // sockets, streams are capped, /metrics is not open to anyone who can reach the port.
@@ -17,12 +18,7 @@ let http: HttpServerHandle;
 
 beforeAll(async () => {
   h = await startHarness({ consoleOrigins: ["http://console.test"] });
-  http = await startHttpServer(h.services, {
-    host: "127.0.0.1",
-    port: 0,
-    maxBodyBytes: 64 * 1024,
-    shutdownGraceMs: 1_000,
-  });
+  http = await serveHarness(h, { shutdownGraceMs: 1_000 });
 });
 afterAll(async () => {
   await http?.close();

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
-import { startHttpServer, type HttpServerHandle } from "../src/http/server.js";
+import type { HttpServerHandle } from "../src/http/server.js";
 import {
   errorReplySchema,
   permitGrantedSchema,
@@ -17,6 +17,7 @@ import {
   type Harness,
   type TenantHandle,
 } from "./support/harness.js";
+import { serveHarness } from "./support/lock-client.js";
 
 // The HTTP/JSON semaphore routes (docs/decisions/0162) on a real server over real Redis and
 // MariaDB: documented replies, waits, typed errors, tenant scoping, maxRenewals.
@@ -54,12 +55,7 @@ async function registerSemaphore(
 
 beforeAll(async () => {
   h = await startHarness();
-  http = await startHttpServer(h.services, {
-    host: "127.0.0.1",
-    port: 0,
-    maxBodyBytes: 8 * 1024,
-    shutdownGraceMs: 2_000,
-  });
+  http = await serveHarness(h, { maxBodyBytes: 8 * 1024 });
   tenant = await h.tenant();
   other = await h.tenant();
   semaphore = await registerSemaphore(tenant, 3);

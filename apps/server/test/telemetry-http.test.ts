@@ -9,13 +9,14 @@ import {
   type ReadableSpan,
 } from "@opentelemetry/sdk-trace-base";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startHttpServer, type HttpServerHandle } from "../src/http/server.js";
+import type { HttpServerHandle } from "../src/http/server.js";
 import {
   registerResource,
   startHarness,
   type Harness,
   type TenantHandle,
 } from "./support/harness.js";
+import { serveHarness } from "./support/lock-client.js";
 
 /*
  * W3C trace context on the HTTP paths, against a real server (Redis, MariaDB): a REST or
@@ -34,12 +35,7 @@ beforeAll(async () => {
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   trace.setGlobalTracerProvider(provider);
   h = await startHarness();
-  http = await startHttpServer(h.services, {
-    host: "127.0.0.1",
-    port: 0,
-    maxBodyBytes: 64 * 1024,
-    shutdownGraceMs: 2_000,
-  });
+  http = await serveHarness(h);
   tenant = await h.tenant();
 });
 afterAll(async () => {

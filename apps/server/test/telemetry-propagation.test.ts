@@ -10,7 +10,7 @@ import {
 } from "@opentelemetry/sdk-trace-base";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { startHttpServer, type HttpServerHandle } from "../src/http/server.js";
+import type { HttpServerHandle } from "../src/http/server.js";
 import { LOCK_SUBPROTOCOL } from "../src/protocol/wire.js";
 import {
   registerResource,
@@ -18,6 +18,7 @@ import {
   type Harness,
   type TenantHandle,
 } from "./support/harness.js";
+import { serveHarness } from "./support/lock-client.js";
 
 /*
  * The server's side of tracing, with a bare lock-protocol client on a real server (Redis,
@@ -36,12 +37,7 @@ beforeAll(async () => {
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   trace.setGlobalTracerProvider(provider);
   h = await startHarness();
-  http = await startHttpServer(h.services, {
-    host: "127.0.0.1",
-    port: 0,
-    maxBodyBytes: 64 * 1024,
-    shutdownGraceMs: 2_000,
-  });
+  http = await serveHarness(h);
   tenant = await h.tenant();
 });
 afterAll(async () => {

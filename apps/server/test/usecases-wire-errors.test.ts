@@ -7,7 +7,7 @@ import {
   fromWire,
 } from "@warden/contract";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { startHttpServer, type HttpServerHandle } from "../src/http/server.js";
+import type { HttpServerHandle } from "../src/http/server.js";
 import type { AppRouter } from "../src/routers/_app.js";
 import {
   registerResource,
@@ -16,6 +16,7 @@ import {
   type Harness,
   type TenantHandle,
 } from "./support/harness.js";
+import { serveHarness } from "./support/lock-client.js";
 
 // What a client receives over real HTTP: Warden's code and its typed details in the
 // error's data, enough to rebuild the typed error without reading the message.
@@ -27,12 +28,7 @@ let resource: string;
 
 beforeAll(async () => {
   h = await startHarness();
-  http = await startHttpServer(h.services, {
-    host: "127.0.0.1",
-    port: 0,
-    maxBodyBytes: 16 * 1024,
-    shutdownGraceMs: 2_000,
-  });
+  http = await serveHarness(h, { maxBodyBytes: 16 * 1024 });
   tenant = await h.tenant();
   resource = await registerResource(tenant, { maxLeaseMs: 10_000 });
 });

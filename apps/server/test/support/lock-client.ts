@@ -1,15 +1,26 @@
 import WebSocket from "ws";
-import { startHttpServer, type HttpServerHandle } from "../../src/http/server.js";
+import {
+  startHttpServer,
+  type HttpServerHandle,
+  type HttpServerOptions,
+} from "../../src/http/server.js";
 import { LOCK_SUBPROTOCOL } from "../../src/protocol/wire.js";
 import type { Harness } from "./harness.js";
 
-/** The harness's services behind an HTTP and WebSocket server on a free loopback port. */
-export function serveHarness(h: Harness): Promise<HttpServerHandle> {
+/**
+ * The harness's services behind an HTTP and WebSocket server on a free loopback port;
+ * `options` overrides the body limit (64 KiB) or the shutdown grace (2 s).
+ */
+export function serveHarness(
+  h: Harness,
+  options: Partial<Pick<HttpServerOptions, "maxBodyBytes" | "shutdownGraceMs">> = {},
+): Promise<HttpServerHandle> {
   return startHttpServer(h.services, {
     host: "127.0.0.1",
     port: 0,
     maxBodyBytes: 64 * 1024,
     shutdownGraceMs: 2_000,
+    ...options,
   });
 }
 
