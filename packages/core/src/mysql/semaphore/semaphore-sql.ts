@@ -82,7 +82,7 @@ export const ENQUEUE = `INSERT INTO mysql_lock_waiter (resource, business_key, w
   ON DUPLICATE KEY UPDATE deadline = VALUES(deadline)`;
 
 /** Live waiters ahead of `waiter_id` ('' = ahead of a caller without a place: all). Parameters: resource, business_key, resource, business_key, waiter_id. */
-export const COUNT_AHEAD = `SELECT COUNT(*) AS ahead FROM mysql_lock_waiter
+export const COUNT_AHEAD = `SELECT COUNT(*) AS ahead FROM ${WAITERS_OF_KEY}
   WHERE resource = ? AND business_key = ? AND deadline > NOW(3)
     AND id < COALESCE((SELECT id FROM mysql_lock_waiter
                         WHERE resource = ? AND business_key = ? AND waiter_id = ?),
