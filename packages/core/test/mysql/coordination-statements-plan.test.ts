@@ -8,6 +8,7 @@ import {
   RW_INSERT_GRANT,
   RW_INSPECT,
   RW_LOCK_AND_READ,
+  RW_LIST_KEYS,
   RW_LOCK_KEY,
   RW_REENTER,
   RW_RELEASE,
@@ -23,6 +24,7 @@ import {
   FORCE_RELEASE_ALL,
   FORCE_RELEASE_ONE,
   INSERT_PERMIT,
+  LIST_KEYS,
   LIVE_PERMITS,
   LIVE_PERMITS_LOCKED,
   LOCK_KEY,
@@ -391,6 +393,19 @@ describe.each(PLAN_STATES)(
         { keys: { mysql_semaphore_permit: PERMIT } },
       ],
       ["semaphore total", READ_TOTAL, k, { keys: { mysql_semaphore: SEMAPHORE } }],
+      // A resource's keys, a page at a time (holder lists, retirement; decisions 0185, 0217).
+      [
+        "semaphore list keys",
+        LIST_KEYS,
+        () => [resource, "", 101],
+        { keys: { mysql_semaphore_permit: PERMITS } },
+      ],
+      [
+        "rw list keys",
+        RW_LIST_KEYS,
+        () => [resource, "", 101],
+        { keys: { mysql_rw_grant: RW_GRANTS } },
+      ],
     ];
 
     it.each(statements)("%s", async (_name, sql, params, expected) => {

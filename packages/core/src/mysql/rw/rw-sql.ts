@@ -165,10 +165,11 @@ DELETE FROM mysql_rw_grant WHERE resource = ? AND business_key = ? AND (? = '' O
 
 /**
  * One page of a resource's keys with a live grant, in key order (the `(resource,
- * business_key)` index), after the previous page's last key ('' for the first).
+ * business_key)` index, named: with many ended grants MariaDB chose `expires_at`'s and read
+ * every resource's live grants), after the previous page's last key ('' for the first).
  * Parameters: resource, after, page size + 1.
  */
-export const RW_LIST_KEYS = `SELECT DISTINCT business_key FROM mysql_rw_grant
+export const RW_LIST_KEYS = `SELECT DISTINCT business_key FROM ${GRANTS_OF_KEY}
   WHERE resource = ? AND business_key > ? AND expires_at > NOW(3)
   ORDER BY business_key LIMIT ?`;
 
