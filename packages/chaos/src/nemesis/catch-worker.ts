@@ -8,9 +8,11 @@ const PREFER_MS = 1_500;
 
 /**
  * Waits for a worker line `ev` (from the schedule's preferred worker if it comes soon,
- * else from any) and runs `act` on it synchronously, inside the log listener: a worker
- * that logged `read` is then stopped within a millisecond, well inside its 30–60 ms
- * compute step.
+ * else from any) and runs `act` on it synchronously, inside the log listener. The line
+ * reaches the listener through the worker's pipe and the orchestrator's event loop, so on
+ * a loaded box the act may come a hundred milliseconds after the line was written: fine
+ * for a kill after `granted`, too late to stop a holder inside its compute step (use
+ * {@link pauseAfterNextRead} for that).
  */
 export async function catchWorker(
   ctx: FaultContext,
@@ -36,6 +38,33 @@ export async function catchWorker(
     ctx.signal,
   );
   return caught;
+}
+
+/**
+ * Asks the schedule's worker (`worker` param) to stop itself with SIGSTOP right after its next
+ * read of an account, and waits up to `timeoutMs` for its `self-pause` line. The worker stops
+ * before anything of its write has run. A SIGSTOP sent from the log listener instead
+ * ({@link catchWorker}) can arrive late on a loaded box: after the write's UPDATE took the
+ * account row's lock and before its COMMIT, so the frozen holder blocks the next holder's
+ * claim until it is thawed, and its write then commits (a fault that did not hit).
+ */
+export async function pauseAfterNextRead(
+  ctx: FaultContext,
+  timeoutMs = 10_000,
+): Promise<{ slot: WorkerSlot; account: string; lockId: string } | null> {
+  const { fleet, events } = ctx.stack;
+  const slot = fleet.slot(ctx.param("worker"));
+  const inc = slot.inc;
+  slot.child.send({ type: "pause-after-read" });
+  const paused = await events.waitFor(
+    (e): e is WorkerEvent =>
+      e.src === "worker" && e.ev === "self-pause" && e.worker === slot.id && e.inc === inc,
+    timeoutMs,
+    ctx.signal,
+  );
+  return paused?.account && paused.lockId
+    ? { slot, account: paused.account, lockId: paused.lockId }
+    : null;
 }
 
 /** Whether `pid` is stopped (state T in /proc), i.e. a SIGSTOP has taken effect. */

@@ -1,7 +1,7 @@
 import type { WorkerEvent } from "../../log/events.js";
 import { STACK_SETTINGS } from "../../stack/stack-settings.js";
 import type { WorkerSlot } from "../../stack/worker-fleet.js";
-import { catchWorker, isStopped } from "../catch-worker.js";
+import { isStopped, pauseAfterNextRead } from "../catch-worker.js";
 import type { FaultContext } from "../fault-context.js";
 
 /** How long the fault waits for the elected leader's next read (it writes several times a second). */
@@ -36,26 +36,27 @@ async function pauseLeader(
 }
 
 /**
- * Issue item 1: a holder frozen with SIGSTOP right after its read, for longer than its
- * lease, then thawed. Its lease expires, another worker takes the account, and the late
+ * Issue item 1: a holder frozen with SIGSTOP right after its read (it stops itself: see
+ * {@link pauseAfterNextRead}), for longer than its lease, then thawed. Its lease expires, another worker takes the account, and the late
  * write must come back `stale`. The elected leader is frozen the same way alongside
  * (decision 0172): its term must not let its late write land after the next leader's.
  */
 export async function pauseHolder(ctx: FaultContext): Promise<void> {
-  const caught = await catchWorker(ctx, "read", (slot) => slot.child.signal("SIGSTOP"));
+  const caught = await pauseAfterNextRead(ctx);
   ctx.start();
   if (!caught) {
-    ctx.observe({ missed: "no worker read an account within 15 s" });
+    const worker = ctx.stack.fleet.slot(ctx.param("worker")).id;
+    ctx.observe({ missed: `${worker} did not pause itself within 10 s` });
     ctx.heal();
     return;
   }
-  const { slot, event } = caught;
+  const { slot, account, lockId } = caught;
   let leader: { slot: WorkerSlot; event: WorkerEvent } | null = null;
   try {
     leader = await pauseLeader(ctx, slot);
     await ctx.sleep(20);
     ctx.observe({
-      paused: { worker: slot.id, inc: slot.inc, lockId: event.lockId, account: event.account },
+      paused: { worker: slot.id, inc: slot.inc, lockId, account },
       stopped: isStopped(slot.child.pid),
       ...(leader
         ? {

@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import { currentMasters } from "../../stack/chaos-redis.js";
 import { STACK_SETTINGS } from "../../stack/stack-settings.js";
-import { catchWorker, onNextReader } from "../catch-worker.js";
+import { onNextReader, pauseAfterNextRead } from "../catch-worker.js";
 import type { FaultContext } from "../fault-context.js";
 
 /** The Redis key of the lease `lockId` of `account` (the value starts with the lockId). */
@@ -20,19 +20,20 @@ async function leaseKey(client: Redis, account: string, lockId: string): Promise
 /**
  * Issue item 5, Redis side: a clock jump on the Redis server expires leases early. Debian's
  * redis-server cannot run under libfaketime, so the effect is injected directly: the
- * holder is frozen after its read, its lease key gets `PEXPIRE 1`, and it is thawed once
- * the next holder has read the account. Its write must come back `stale`.
+ * holder stops itself right after its read (see {@link pauseAfterNextRead}), its lease key
+ * gets `PEXPIRE 1`, and it is thawed once the next holder has read the account. Its write
+ * must come back `stale`.
  */
 export async function redisKeyExpiry(ctx: FaultContext): Promise<void> {
-  const caught = await catchWorker(ctx, "read", (slot) => slot.child.signal("SIGSTOP"));
+  const caught = await pauseAfterNextRead(ctx);
   ctx.start();
-  if (!caught?.event.account || !caught.event.lockId) {
-    ctx.observe({ missed: "no worker read an account within 15 s" });
+  if (!caught) {
+    const worker = ctx.stack.fleet.slot(ctx.param("worker")).id;
+    ctx.observe({ missed: `${worker} did not pause itself within 10 s` });
     ctx.heal();
     return;
   }
-  const { slot, event } = caught;
-  const { account, lockId } = event as { account: string; lockId: string };
+  const { slot, account, lockId } = caught;
   let resumed = false;
   const resume = (): void => {
     resumed = true;

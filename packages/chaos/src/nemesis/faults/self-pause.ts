@@ -1,6 +1,5 @@
-import type { WorkerEvent } from "../../log/events.js";
 import { STACK_SETTINGS } from "../../stack/stack-settings.js";
-import { isStopped, onNextReader } from "../catch-worker.js";
+import { isStopped, onNextReader, pauseAfterNextRead } from "../catch-worker.js";
 import type { FaultContext } from "../fault-context.js";
 
 /**
@@ -10,22 +9,16 @@ import type { FaultContext } from "../fault-context.js";
  * check lets both through (an update is lost), the read-modify-write guard says `stale`.
  */
 export async function selfPauseAfterRead(ctx: FaultContext): Promise<void> {
-  const { fleet, events } = ctx.stack;
-  const slot = fleet.slot(ctx.param("worker"));
-  const inc = slot.inc;
-  slot.child.send({ type: "pause-after-read" });
-  const paused = await events.waitFor(
-    (e): e is WorkerEvent =>
-      e.src === "worker" && e.ev === "self-pause" && e.worker === slot.id && e.inc === inc,
-    10_000,
-    ctx.signal,
-  );
+  const caught = await pauseAfterNextRead(ctx);
   ctx.start();
-  if (!paused?.account || !paused.lockId) {
-    ctx.observe({ missed: `${slot.id} did not pause itself within 10 s` });
+  if (!caught) {
+    const worker = ctx.stack.fleet.slot(ctx.param("worker")).id;
+    ctx.observe({ missed: `${worker} did not pause itself within 10 s` });
     ctx.heal();
     return;
   }
+  const { slot, account, lockId } = caught;
+  const inc = slot.inc;
   let resumed = false;
   const resume = (): void => {
     resumed = true;
@@ -34,13 +27,13 @@ export async function selfPauseAfterRead(ctx: FaultContext): Promise<void> {
   try {
     await ctx.sleep(20);
     ctx.observe({
-      paused: { worker: slot.id, inc, lockId: paused.lockId, account: paused.account },
+      paused: { worker: slot.id, inc, lockId, account },
       stopped: isStopped(slot.child.pid),
     });
     const reader = await onNextReader(
       ctx,
-      paused.account,
-      paused.lockId,
+      account,
+      lockId,
       resume,
       STACK_SETTINGS.leaseMs + 10_000,
     );
