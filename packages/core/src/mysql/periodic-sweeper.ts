@@ -1,4 +1,4 @@
-import type { Pool } from "mysql2/promise";
+import type { Pool, ResultSetHeader, RowDataPacket } from "mysql2/promise";
 import { InvalidArgumentError } from "@warden/contract";
 
 /** The options every sweeper has: how often it runs and how many rows one DELETE removes. */
@@ -11,10 +11,11 @@ export interface SweeperTimings {
 export const MAX_SWEEP_BATCH = 500;
 
 /**
- * What the MySQL sweepers (the lease rows', the read-write tables') share (decision 0179):
- * options merged over their defaults and checked (every one a positive integer, the batch at
- * most {@link MAX_SWEEP_BATCH}), an unref'd timer, and one pass at a time. A sweeper adds
- * its pass. Nothing a sweeper does decides a grant.
+ * What the MySQL sweepers (the lease rows', the read-write and semaphore tables') share
+ * (decisions 0179, 0218): options merged over their defaults and checked (every one a
+ * positive integer, the batch at most {@link MAX_SWEEP_BATCH}), an unref'd timer, one pass
+ * at a time, and the batched drain and idle-key walk of the coordination tables. A sweeper
+ * adds its pass. Nothing a sweeper does decides a grant.
  */
 export abstract class PeriodicSweeper<Options extends SweeperTimings, Result> {
   protected readonly options: Options;
@@ -63,4 +64,37 @@ export abstract class PeriodicSweeper<Options extends SweeperTimings, Result> {
 
   /** One full pass over the sweeper's tables. */
   protected abstract pass(): Promise<Result>;
+
+  /**
+   * Runs a `DELETE … LIMIT ?` (parameter: the batch size) until a run removes less than a
+   * batch; returns the rows removed.
+   */
+  protected async drain(sql: string): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const [result] = await this.pool.query<ResultSetHeader>(sql, [this.options.batchSize]);
+      total += result.affectedRows;
+      if (result.affectedRows < this.options.batchSize) return total;
+    }
+  }
+
+  /**
+   * Removes a coordination table's idle key rows: `find` lists candidate ids after a cursor
+   * (parameters: cursor id, batch size), `remove` deletes one id while re-checking that it is
+   * still idle. One row per DELETE: a sweeper never holds more than one key's row lock.
+   * Returns the rows removed.
+   */
+  protected async removeIdleKeys(find: string, remove: string): Promise<number> {
+    let removed = 0;
+    let cursor = "0";
+    for (;;) {
+      const [rows] = await this.pool.query<RowDataPacket[]>(find, [cursor, this.options.batchSize]);
+      for (const row of rows) {
+        const [result] = await this.pool.query<ResultSetHeader>(remove, [row.id]);
+        removed += result.affectedRows;
+      }
+      if (rows.length < this.options.batchSize) return removed;
+      cursor = String(rows.at(-1)!.id);
+    }
+  }
 }

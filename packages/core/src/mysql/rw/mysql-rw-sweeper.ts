@@ -1,4 +1,4 @@
-import type { Pool, ResultSetHeader, RowDataPacket } from "mysql2/promise";
+import type { Pool } from "mysql2/promise";
 import { PeriodicSweeper } from "../periodic-sweeper.js";
 import {
   RW_DELETE_IDLE_KEY,
@@ -44,29 +44,7 @@ export class MysqlRwSweeper extends PeriodicSweeper<
   protected async pass(): Promise<RwSweepCounts> {
     const grants = await this.drain(RW_SWEEP_GRANTS);
     const intents = await this.drain(RW_SWEEP_INTENTS);
-    let keys = 0;
-    let cursor = "0";
-    for (;;) {
-      const [rows] = await this.pool.query<RowDataPacket[]>(RW_FIND_IDLE_KEYS, [
-        cursor,
-        this.options.batchSize,
-      ]);
-      // One row per DELETE: the sweeper never holds more than one key's row lock.
-      for (const row of rows) {
-        const [result] = await this.pool.query<ResultSetHeader>(RW_DELETE_IDLE_KEY, [row.id]);
-        keys += result.affectedRows;
-      }
-      if (rows.length < this.options.batchSize) return { grants, intents, keys };
-      cursor = String(rows.at(-1)!.id);
-    }
-  }
-
-  private async drain(sql: string): Promise<number> {
-    let total = 0;
-    for (;;) {
-      const [result] = await this.pool.query<ResultSetHeader>(sql, [this.options.batchSize]);
-      total += result.affectedRows;
-      if (result.affectedRows < this.options.batchSize) return total;
-    }
+    const keys = await this.removeIdleKeys(RW_FIND_IDLE_KEYS, RW_DELETE_IDLE_KEY);
+    return { grants, intents, keys };
   }
 }
