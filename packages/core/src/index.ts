@@ -64,6 +64,12 @@ export {
   type MysqlSemaphoreStoreOptions,
 } from "./mysql/semaphore/mysql-semaphore-store.js";
 export {
+  MysqlSemaphoreSweeper,
+  SEMAPHORE_SWEEPER_DEFAULTS,
+  type MysqlSemaphoreSweeperOptions,
+  type SemaphoreSweepCounts,
+} from "./mysql/semaphore/mysql-semaphore-sweeper.js";
+export {
   TieredSemaphores,
   type TieredSemaphoresParts,
   type FencedSemaphoreStore,

@@ -3,6 +3,7 @@ import type { EventSink } from "../events/store-event.js";
 import { LocalSemaphoreStore } from "../local/local-semaphore-store.js";
 import { MysqlEpochSource } from "../mysql/mysql-epoch-source.js";
 import { MysqlSemaphoreStore } from "../mysql/semaphore/mysql-semaphore-store.js";
+import { MysqlSemaphoreSweeper } from "../mysql/semaphore/mysql-semaphore-sweeper.js";
 import { RedisSemaphoreStore } from "../redis/semaphore/redis-semaphore-store.js";
 import type { RedisTopology } from "../redis/topology.js";
 import { TieredSemaphores, type TierSource } from "./tiered-semaphores.js";
@@ -20,11 +21,15 @@ export interface OpenTieredSemaphoresOptions {
   readonly mysqlCommandTimeoutMs?: number;
   /** See {@link TieredSemaphoresParts.switchDrainMs}. */
   readonly switchDrainMs?: number;
+  /** Time between MySQL sweeps of expired permits and idle key rows, in ms. @defaultValue 30 000 */
+  readonly sweepEveryMs?: number;
 }
 
 /**
  * Opens the semaphore stores of the three tiers and routes between them by the tier that
- * `tiers` (the server's TieredLocks) is on. MySQL must answer; Redis may be down.
+ * `tiers` (the server's TieredLocks) is on, and starts the MySQL sweeper of expired permits
+ * and idle key rows (decision 0218). MySQL must answer; Redis may be down. Closing the
+ * semaphores stops the sweeper.
  */
 export async function openTieredSemaphores(
   tiers: TierSource,
@@ -57,16 +62,23 @@ export async function openTieredSemaphores(
       },
       { lazy: true },
     );
-    return new TieredSemaphores({
+    const sweeper = new MysqlSemaphoreSweeper(
+      pool,
+      options.sweepEveryMs === undefined ? {} : { intervalMs: options.sweepEveryMs },
+    );
+    const semaphores = new TieredSemaphores({
       tiers,
       redis,
       mysql,
       local: new LocalSemaphoreStore(),
       ...(options.switchDrainMs === undefined ? {} : { switchDrainMs: options.switchDrainMs }),
       onClose: async () => {
+        await sweeper.stop();
         await pool.end();
       },
     });
+    sweeper.start();
+    return semaphores;
   } catch (error) {
     for (const close of closeAll) await close().catch(() => undefined);
     throw error;

@@ -4,6 +4,7 @@ import { MysqlRwLockStore } from "../../src/index.js";
 import {
   RW_DELETE_IDLE_KEY,
   RW_EXTEND,
+  RW_FIND_IDLE_KEYS,
   RW_FORCE_RELEASE,
   RW_INSERT_GRANT,
   RW_INSPECT,
@@ -19,8 +20,10 @@ import {
 import { MysqlSemaphoreStore } from "../../src/mysql/semaphore/mysql-semaphore-store.js";
 import {
   COUNT_AHEAD,
+  DELETE_IDLE_KEY,
   DEQUEUE,
   EXTEND_PERMIT,
+  FIND_IDLE_KEYS,
   FORCE_RELEASE_ALL,
   FORCE_RELEASE_ONE,
   INSERT_PERMIT,
@@ -35,6 +38,7 @@ import {
   RECORD_GRANT,
   RELEASE_PERMIT,
   REMOVE_UNCERTAIN,
+  SWEEP_PERMITS,
 } from "../../src/mysql/semaphore/semaphore-sql.js";
 import { holder, uniqueResource } from "../support/ids.js";
 import { openMysqlTarget, type MysqlTarget } from "./mysql-target.js";
@@ -75,6 +79,7 @@ describe.each(PLAN_STATES)(
     let grantId: string;
     let permitId: string;
     let rwKeyId: string;
+    let semaphoreKeyId: string;
 
     beforeAll(async () => {
       target = await openMysqlTarget();
@@ -151,6 +156,11 @@ describe.each(PLAN_STATES)(
         [resource, key],
       );
       rwKeyId = String(ids[0]!.id);
+      const [semaphoreIds] = await target.admin.query<RowDataPacket[]>(
+        "SELECT CAST(id AS CHAR) AS id FROM mysql_semaphore WHERE resource = ? AND business_key = ?",
+        [resource, key],
+      );
+      semaphoreKeyId = String(semaphoreIds[0]!.id);
       await target.admin.query(
         `ANALYZE TABLE mysql_rw_lock, mysql_rw_grant, mysql_rw_intent, mysql_semaphore,
            mysql_semaphore_permit, mysql_lock_waiter, mysql_lock`,
@@ -288,6 +298,12 @@ describe.each(PLAN_STATES)(
         { keys: { k: "PRIMARY", g: RW_GRANTS, i: RW_INTENTS } },
       ],
       [
+        "rw sweeper: idle keys",
+        RW_FIND_IDLE_KEYS,
+        () => ["0", 500],
+        { keys: { k: "PRIMARY", g: RW_GRANTS, i: RW_INTENTS }, sweep: true },
+      ],
+      [
         "rw sweeper: expired grants",
         RW_SWEEP_GRANTS,
         () => [500],
@@ -393,6 +409,25 @@ describe.each(PLAN_STATES)(
         { keys: { mysql_semaphore_permit: PERMIT } },
       ],
       ["semaphore total", READ_TOTAL, k, { keys: { mysql_semaphore: SEMAPHORE } }],
+      // The sweeper (decision 0218).
+      [
+        "semaphore sweeper: expired permits",
+        SWEEP_PERMITS,
+        () => [500],
+        { keys: { mysql_semaphore_permit: "mysql_semaphore_permit_expires_at_idx" }, sweep: true },
+      ],
+      [
+        "semaphore sweeper: idle keys",
+        FIND_IDLE_KEYS,
+        () => ["0", 500],
+        { keys: { s: "PRIMARY", p: PERMITS, w: WAITERS }, sweep: true },
+      ],
+      [
+        "semaphore sweeper: idle key row",
+        DELETE_IDLE_KEY,
+        () => [semaphoreKeyId],
+        { keys: { s: "PRIMARY", p: PERMITS, w: WAITERS } },
+      ],
       // A resource's keys, a page at a time (holder lists, retirement; decisions 0185, 0217).
       [
         "semaphore list keys",

@@ -86,7 +86,9 @@ interface GuardRow extends RowDataPacket {
 /** One attempt's outcome inside the transaction. */
 type Step =
   | { readonly kind: "answer"; readonly result: PermitResult }
-  | { readonly kind: "renew-epoch"; readonly reason: string };
+  | { readonly kind: "renew-epoch"; readonly reason: string }
+  /** The key's row went (the sweeper removed it as idle) between its creation and the lock. */
+  | { readonly kind: "ensure-key" };
 
 const MAX_STEPS = 3;
 
@@ -112,15 +114,10 @@ export class MysqlSemaphoreStore extends MysqlStoreBase implements SemaphoreStor
 
   async acquire(input: SemaphoreAcquireInput): Promise<PermitResult> {
     const checked = checkSemaphoreAcquire(input);
-    const { key } = checked;
     const lockId = newLockId();
     try {
       await this.epochs.ensureFloor();
-      await this.pool.query({
-        sql: ENSURE_KEY,
-        values: [key.resource, key.businessKey, checked.totalPermits],
-        timeout: this.options.commandTimeoutMs,
-      });
+      await this.ensureKey(checked);
       for (let step = 0; step < MAX_STEPS; step += 1) {
         const outcome = await retryDeadlocks(
           () => this.acquireOnce(checked, lockId),
@@ -131,13 +128,17 @@ export class MysqlSemaphoreStore extends MysqlStoreBase implements SemaphoreStor
             retryAfterMs: 10,
           });
         }
-        if (outcome.value.kind === "answer") return outcome.value.result;
-        await this.epochs.renew(outcome.value.reason);
+        const next = outcome.value;
+        if (next.kind === "answer") return next.result;
+        if (next.kind === "ensure-key") await this.ensureKey(checked);
+        else await this.epochs.renew(next.reason);
       }
     } catch (error) {
       throw await this.failure("acquire", lockId, error);
     }
-    throw new LockUnavailableError("the MySQL tier could not settle on a fencing epoch");
+    throw new LockUnavailableError(
+      "the MySQL tier could not settle on a fencing epoch or keep the key's row",
+    );
   }
 
   async release(input: PermitRef): Promise<PermitView> {
@@ -238,6 +239,18 @@ export class MysqlSemaphoreStore extends MysqlStoreBase implements SemaphoreStor
     return rows.length > 0;
   }
 
+  /**
+   * Creates the key's row if missing, in its own autocommit statement (no gap locks inside
+   * the acquire's transaction).
+   */
+  private async ensureKey(checked: CheckedSemaphoreAcquire): Promise<void> {
+    await this.pool.query({
+      sql: ENSURE_KEY,
+      values: [checked.key.resource, checked.key.businessKey, checked.totalPermits],
+      timeout: this.options.commandTimeoutMs,
+    });
+  }
+
   /** One transaction: lock the key, reclaim, count, queue, decide, grant. */
   private async acquireOnce(checked: CheckedSemaphoreAcquire, lockId: string): Promise<Step> {
     const { key, holder, leaseMs, permits, totalPermits, fair, heldElsewhere } = checked;
@@ -252,8 +265,11 @@ export class MysqlSemaphoreStore extends MysqlStoreBase implements SemaphoreStor
       await q("START TRANSACTION");
       open = true;
       const [locked] = await q<RowDataPacket[]>(LOCK_KEY, [key.resource, key.businessKey]);
-      if (!locked[0])
-        throw new LockUnavailableError("MySQL tier: the semaphore's key row is missing");
+      if (!locked[0]) {
+        await q("ROLLBACK");
+        open = false;
+        return { kind: "ensure-key" };
+      }
       const [guards] = await q<GuardRow[]>(READ_GUARDS);
       const guard = guards[0];
       if (guard?.shared_tier && guard.shared_tier !== "mysql") {

@@ -152,3 +152,27 @@ export const LIST_KEYS = `SELECT DISTINCT business_key FROM ${PERMITS_OF_KEY}
 
 /** Any live grant at all (the tier wrapper's drain check). */
 export const ANY_LIVE = `SELECT 1 FROM mysql_semaphore_permit WHERE expires_at > NOW(3) LIMIT 1`;
+
+/** Deletes up to `batch` expired permit rows of any key, soonest expiry first. Parameter: batch size. */
+export const SWEEP_PERMITS = `DELETE FROM mysql_semaphore_permit WHERE expires_at <= NOW(3) ORDER BY expires_at LIMIT ?`;
+
+/** The key has a permit row, live or not, or a fair waiter's row. Correlated to `s`. */
+const KEY_IN_USE = `EXISTS (SELECT 1 FROM mysql_semaphore_permit AS p
+                     WHERE p.resource = s.resource AND p.business_key = s.business_key)
+    OR EXISTS (SELECT 1 FROM mysql_lock_waiter AS w
+                WHERE w.resource = s.resource AND w.business_key = s.business_key)`;
+
+/**
+ * Key rows with neither permits nor waiters, in id order from the cursor (candidates only:
+ * the delete re-checks). Parameters: cursor id, batch size.
+ */
+export const FIND_IDLE_KEYS = `SELECT s.id FROM mysql_semaphore AS s
+  WHERE s.id > ? AND NOT (${KEY_IN_USE})
+  ORDER BY s.id LIMIT ?`;
+
+/**
+ * Deletes one idle key row, re-checking in the statement: it waits for an acquire holding the
+ * row and keeps the row if that acquire left a permit or a waiter. Parameter: id.
+ */
+export const DELETE_IDLE_KEY = `DELETE s FROM mysql_semaphore AS s
+  WHERE s.id = ? AND NOT (${KEY_IN_USE})`;
