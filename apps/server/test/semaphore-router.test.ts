@@ -1,6 +1,8 @@
+import { createConnection } from "mysql2/promise";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../src/cli/run-cli.js";
 import { expectCode } from "./support/expect-trpc.js";
+import { eventually } from "./support/fleet.js";
 import {
   registerResource,
   startHarness,
@@ -116,6 +118,36 @@ describe("semaphore router", () => {
     await a.semaphore.release({ ...key, lockId: held.lockId, tier: held.tier });
     const granted = await waiting;
     expect(granted).toMatchObject({ granted: true, inUse: 1 });
+  });
+
+  it("on the MySQL tier a dead holder's permit row and its key's row are swept (decision 0218)", async () => {
+    await h.services.locks.override("mysql", "semaphore-test", "semaphores on MySQL");
+    const db = await createConnection({ uri: h.db.url });
+    try {
+      expect(await eventually(async () => h.services.locks.tier === "mysql")).toBe(true);
+      const key = { resource: semaphore, businessKey: `dead-${uid()}` };
+      // A holder that never comes back: no release, no renewal, no other acquire of the key.
+      const dead = await tenant.caller().semaphore.acquire({ ...key, ownerId: "d", leaseMs: 300 });
+      if (!dead.granted) throw new Error("expected a grant");
+      expect(dead.tier).toBe("mysql");
+      const rowsOf = async (): Promise<[permits: number, keys: number]> => {
+        const [rows] = await db.query(
+          `SELECT (SELECT COUNT(*) FROM mysql_semaphore_permit WHERE lock_id = ?) AS permits,
+                  (SELECT COUNT(*) FROM mysql_semaphore WHERE resource = ? AND business_key = ?) AS \`keys\``,
+          [dead.lockId, key.resource, key.businessKey],
+        );
+        const row = (rows as Array<{ permits: number; keys: number }>)[0]!;
+        return [Number(row.permits), Number(row.keys)];
+      };
+      expect(await rowsOf()).toEqual([1, 1]);
+      expect(await eventually(async () => (await rowsOf()).every((n) => n === 0), 20_000)).toBe(
+        true,
+      );
+    } finally {
+      await db.end();
+      await h.services.locks.override("redis", "semaphore-test", "back to Redis");
+      await h.services.locks.override(null, "semaphore-test", "automatic");
+    }
   });
 
   it("extends a permit and an unknown lockId is NOT_HOLDER", async () => {

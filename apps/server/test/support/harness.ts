@@ -101,6 +101,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     redis: { mode: "standalone", url: redis.url },
     mysqlUrl: db.url,
     onEvent: hub.sink,
+    // Often, so a test sees dead holders' MySQL rows go (docs/decisions/0218).
+    sweepEveryMs: 500,
   });
   const rwLocks = await openRwLocks(locks, {
     redis: { mode: "standalone", url: redis.url },
