@@ -113,7 +113,16 @@ export function PolicyFacts({
       {resource.kind === "rwlock" ? null : (
         <Fact name="fair" value={resource.fair ? "yes (FIFO)" : "no"} />
       )}
-      <Fact name="waitReplicas" value={resource.waitReplicas} />
+      {/* A mutex's alone since decision 0219; a value stored on another kind before then shows as unused. */}
+      {resource.kind === "mutex" ? (
+        <Fact name="waitReplicas" value={resource.waitReplicas} />
+      ) : resource.waitReplicas > 0 ? (
+        <Fact
+          name="waitReplicas"
+          value={resource.waitReplicas}
+          note={`not applied: a ${resource.kind}'s grants do not wait for replicas`}
+        />
+      ) : null}
     </dl>
   );
 }

@@ -182,22 +182,34 @@ describe("kind and permits", () => {
     expect(!many.ok && many.errors.permits).toBe("permits must be at most 10000");
   });
 
-  it("sends no lock-delay and no disconnect grace for a semaphore or a read-write lock (the fields are a mutex's)", () => {
-    const typed = { lockDelayMs: "500", releaseOnDisconnectMs: "2000" };
+  it("sends no lock-delay, no disconnect grace and no replicas to wait for for a semaphore or a read-write lock (the fields are a mutex's)", () => {
+    const typed = { lockDelayMs: "500", releaseOnDisconnectMs: "2000", waitReplicas: "2" };
     for (const kind of ["semaphore", "rwlock"] as const) {
       const created = parseCreateForm({ ...valid, ...typed, kind, permits: "3" });
       expect(
-        created.ok && [created.input.lockDelayMs, created.input.releaseOnDisconnectMs],
-      ).toEqual([0, null]);
+        created.ok && [
+          created.input.lockDelayMs,
+          created.input.releaseOnDisconnectMs,
+          created.input.waitReplicas,
+        ],
+      ).toEqual([0, null, 0]);
       const updated = parseUpdateForm({ ...valid, ...typed, kind, permits: "3" });
       expect(
-        updated.ok && [updated.input.patch.lockDelayMs, updated.input.patch.releaseOnDisconnectMs],
-      ).toEqual([0, null]);
+        updated.ok && [
+          updated.input.patch.lockDelayMs,
+          updated.input.patch.releaseOnDisconnectMs,
+          updated.input.patch.waitReplicas,
+        ],
+      ).toEqual([0, null, 0]);
     }
     const mutex = parseCreateForm({ ...valid, ...typed });
-    expect(mutex.ok && [mutex.input.lockDelayMs, mutex.input.releaseOnDisconnectMs]).toEqual([
-      500, 2_000,
-    ]);
+    expect(
+      mutex.ok && [
+        mutex.input.lockDelayMs,
+        mutex.input.releaseOnDisconnectMs,
+        mutex.input.waitReplicas,
+      ],
+    ).toEqual([500, 2_000, 2]);
   });
 
   it("shows an INVALID_ARGUMENT on kind or permits from the server on that field", () => {
