@@ -8,6 +8,7 @@ import {
 } from "../../src/index.js";
 import { openMysqlTarget, type MysqlTarget } from "../mysql/mysql-target.js";
 import { holder, sleep, uniqueResource } from "../support/ids.js";
+import { waitForStatement } from "../support/processlist.js";
 import { mustGrant } from "./rw-lock-store-conformance.js";
 
 let target: MysqlTarget;
@@ -110,6 +111,56 @@ test("the sweeper removes expired grants, lapsed intents and idle key rows, and 
   );
   expect(compareFences(after.fence!, released.fence!)).toBeGreaterThan(0);
   await sweeper.stop();
+});
+
+test("the sweeper's delete waits for a decision holding the key's row and keeps the row it left a grant on", async () => {
+  const resource = uniqueResource("rw-sweep-race");
+  const first = mustGrant(
+    await store.acquireWrite({ resource, businessKey: "k", holder: holder("w"), leaseMs: 30_000 }),
+  );
+  await store.release({ resource, businessKey: "k", lockId: first.lockId });
+  // A live grant that expires before the hand-made one below: the sweep of expired grants
+  // stops at it, so only the key row's delete can wait for the transaction.
+  mustGrant(
+    await store.acquireRead({
+      resource,
+      businessKey: "other",
+      holder: holder("r"),
+      leaseMs: 10_000,
+    }),
+  );
+  // A decision's transaction, done by hand: it holds the key's row and writes a grant.
+  const conn = await target.admin.getConnection();
+  const sweeper = new MysqlRwSweeper(target.admin);
+  let open = false;
+  try {
+    await conn.query("START TRANSACTION");
+    open = true;
+    await conn.query(
+      "SELECT last_fence FROM mysql_rw_lock WHERE resource = ? AND business_key = ? FOR UPDATE",
+      [resource, "k"],
+    );
+    await conn.query(
+      `INSERT INTO mysql_rw_grant (resource, business_key, lock_id, mode, client_id, owner_id,
+         fence, reentry, renewals, granted_at, expires_at)
+       VALUES (?, 'k', 'hand-made-grant-000000', 'write', 'c', 'o', 1, 1, 0, NOW(3),
+               NOW(3) + INTERVAL 30 SECOND)`,
+      [resource],
+    );
+    // The sweeper lists the key as idle (it cannot see the uncommitted grant); its delete of
+    // the key's row waits for the row lock.
+    const sweeping = sweeper.sweep();
+    await waitForStatement(target.admin, "DELETE k FROM mysql_rw_lock");
+    await conn.query("COMMIT");
+    open = false;
+    expect((await sweeping).keys).toBe(0);
+  } finally {
+    if (open) await conn.query("ROLLBACK");
+    conn.release();
+    await sweeper.stop();
+  }
+  expect(await count("mysql_rw_lock", resource)).toBe(2);
+  expect(await count("mysql_rw_grant", resource)).toBe(2);
 });
 
 test("the sweeper's options are checked", () => {

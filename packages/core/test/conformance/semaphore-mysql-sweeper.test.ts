@@ -11,6 +11,7 @@ import {
 } from "../../src/index.js";
 import { openMysqlTarget, type MysqlTarget } from "../mysql/mysql-target.js";
 import { holder, sleep, uniqueResource } from "../support/ids.js";
+import { waitForStatement } from "../support/processlist.js";
 
 let target: MysqlTarget;
 let store: MysqlSemaphoreStore;
@@ -174,13 +175,3 @@ test("the sweeper's options are checked", () => {
     InvalidArgumentError,
   );
 });
-
-/** Waits (bounded) until a statement starting with `sql` runs. */
-async function waitForStatement(pool: Pool, sql: string): Promise<void> {
-  for (let attempt = 0; attempt < 200; attempt += 1) {
-    const [rows] = await pool.query<RowDataPacket[]>("SHOW FULL PROCESSLIST");
-    if (rows.some((row) => String(row.Info ?? "").startsWith(sql))) return;
-    await sleep(10);
-  }
-  throw new Error(`no "${sql}" ran within 2 s`);
-}
