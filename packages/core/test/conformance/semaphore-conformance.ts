@@ -304,7 +304,8 @@ export function describeSemaphoreConformance(
       const gone = mustGrant(await store.acquire(input(resource, { businessKey: "gone" })));
       await store.release({ resource, businessKey: "gone", lockId: gone.lockId });
       const lapsing = { businessKey: "lapsed", totalPermits: 1 };
-      mustGrant(await store.acquire(input(resource, { ...lapsing, leaseMs: 50 })));
+      // Long enough that the call's own deadline (a third of the lease) survives a busy box.
+      mustGrant(await store.acquire(input(resource, { ...lapsing, leaseMs: 300 })));
       const waiting = await store.acquire(
         input(resource, { ...lapsing, fair: { waiterId: "w-list", heartbeatMs: 10_000 } }),
       );
@@ -312,7 +313,7 @@ export function describeSemaphoreConformance(
       mustGrant(
         await store.acquire(input(uniqueResource("sem-list-other"), { businessKey: "key-0" })),
       );
-      await sleep(120);
+      await sleep(350);
       const listed = await listAll(resource, 3);
       expect([...listed.keys()].sort()).toEqual(businessKeys);
       for (const businessKey of businessKeys) {

@@ -75,7 +75,7 @@ test("semaphore: plain acquires of one turn are two script calls, each answered 
   // A batch first, so the batch script is loaded and each call below is one EVALSHA.
   await Promise.all(
     [1, 2, 3].map((i) =>
-      semaphores.acquire({ ...key(`w${i}`), holder: a, leaseMs: 50, totalPermits: 1 }),
+      semaphores.acquire({ ...key(`w${i}`), holder: a, leaseMs: 5_000, totalPermits: 1 }),
     ),
   );
 
@@ -156,7 +156,7 @@ test("read-write: acquires of one turn are two script calls, each answered as if
   const writer = rwGrantOf(await rw.acquireWrite({ ...key("written"), holder: a, leaseMs: 5_000 }));
   await mutex.acquire({ ...key("mutex"), holder: a, leaseMs: 5_000 });
   await Promise.all(
-    [1, 2, 3].map((i) => rw.acquireRead({ ...key(`w${i}`), holder: a, leaseMs: 50 })),
+    [1, 2, 3].map((i) => rw.acquireRead({ ...key(`w${i}`), holder: a, leaseMs: 5_000 })),
   );
 
   const before = await scriptCalls(raw);

@@ -58,7 +58,7 @@ test("plain acquires made in one turn are two script calls, each answered as if 
   const heldByB = grantOf(await store.acquire({ ...key("mine"), holder: b, leaseMs: 5_000 }));
   // A batch first, so the batch script is loaded and each call below is one EVALSHA.
   await Promise.all(
-    [1, 2, 3].map((i) => store.acquire({ ...key(`w${i}`), holder: a, leaseMs: 50 })),
+    [1, 2, 3].map((i) => store.acquire({ ...key(`w${i}`), holder: a, leaseMs: 5_000 })),
   );
   await sleep(100);
 
@@ -117,7 +117,7 @@ test("fair acquires made in one turn are two script calls, queued in the order m
         resource,
         businessKey: `warm-${i}`,
         holder: holder("x"),
-        leaseMs: 50,
+        leaseMs: 5_000,
         fair: fair(`x${i}`),
       }),
     ),
