@@ -32,7 +32,13 @@ export {
   MysqlLeaseSweeper,
   SWEEPER_DEFAULTS,
   type MysqlLeaseSweeperOptions,
+  type LeaseSweepCounts,
 } from "./mysql/mysql-lease-sweeper.js";
+export {
+  type SweepListener,
+  type SweepReport,
+  type SweeperName,
+} from "./mysql/periodic-sweeper.js";
 export { TieredLocks, type ResourcePolicy, type FencedStore } from "./tier/tiered-locks.js";
 export { openTieredLocks, type OpenTieredLocksOptions } from "./tier/open-tiered-locks.js";
 export { TIER_CONTROLLER_DEFAULTS, type TierControllerOptions } from "./tier/tier-controller.js";

@@ -6,6 +6,7 @@ import {
   RedisRwLockStore,
   TieredRwLocks,
   type RedisTopology,
+  type SweepListener,
   type TieredRwLocksParts,
 } from "@warden/core";
 import { createPool } from "mysql2/promise";
@@ -17,6 +18,8 @@ export interface OpenRwLocksOptions {
   readonly mysqlUrl: string;
   /** Time between MySQL sweeps of dead read-write rows, in ms. @defaultValue 30 000 */
   readonly sweepEveryMs?: number;
+  /** Told how every pass of the MySQL read-write sweeper ended (metrics, logs). */
+  readonly onSweep?: SweepListener;
 }
 
 /**
@@ -64,6 +67,7 @@ export async function openRwLocks(
     const sweeper = new MysqlRwSweeper(
       pool,
       options.sweepEveryMs === undefined ? {} : { intervalMs: options.sweepEveryMs },
+      options.onSweep,
     );
     const rw = new TieredRwLocks({ tiers, redis, mysql, local: new LocalRwLockStore() });
     sweeper.start();

@@ -1,6 +1,6 @@
 import type { Pool, ResultSetHeader, RowDataPacket } from "mysql2/promise";
 import { InvalidArgumentError } from "@warden/contract";
-import { PeriodicSweeper } from "./periodic-sweeper.js";
+import { PeriodicSweeper, type SweepListener } from "./periodic-sweeper.js";
 import { DELETE_SWEEPABLE, FIND_SWEEPABLE } from "./sql/sweep-expired.js";
 import { SWEEP_DEAD_WAITERS } from "./sql/waiters.js";
 
@@ -26,6 +26,12 @@ export const SWEEPER_DEFAULTS = Object.freeze({
   retainMs: 60_000,
 });
 
+/** What one pass removed: ended leases' rows and long-dead fair waiters' rows. */
+export interface LeaseSweepCounts {
+  readonly leases: number;
+  readonly waiters: number;
+}
+
 /** Shortest allowed `retainMs`: five times the longest lease (60 000 ms) would be safer; 10 s is the floor. */
 const MIN_RETAIN_MS = 10_000;
 
@@ -35,20 +41,31 @@ const MIN_RETAIN_MS = 10_000;
  * for long. Each DELETE re-checks expiry, so a row taken over meanwhile is never removed.
  * Its timer is unref'd: it never keeps a process alive.
  */
-export class MysqlLeaseSweeper extends PeriodicSweeper<Required<MysqlLeaseSweeperOptions>, number> {
-  constructor(pool: Pool, options: MysqlLeaseSweeperOptions = {}) {
-    super(pool, SWEEPER_DEFAULTS, options);
+export class MysqlLeaseSweeper extends PeriodicSweeper<
+  Required<MysqlLeaseSweeperOptions>,
+  LeaseSweepCounts
+> {
+  protected readonly name = "lease";
+
+  constructor(pool: Pool, options: MysqlLeaseSweeperOptions = {}, onSweep?: SweepListener) {
+    super(pool, SWEEPER_DEFAULTS, options, onSweep);
     if (this.options.retainMs < MIN_RETAIN_MS) {
       throw new InvalidArgumentError("retainMs", `must be at least ${MIN_RETAIN_MS} ms`);
     }
   }
 
-  /**
-   * One full pass over the table (and over `mysql_lock_waiter`'s long-dead waiters); returns
-   * the number of lease rows deleted.
-   */
-  protected async pass(): Promise<number> {
-    await this.sweepDeadWaiters();
+  /** One full pass over `mysql_lock_waiter`'s long-dead waiters, then over the lease rows. */
+  protected async pass(): Promise<LeaseSweepCounts> {
+    const waiters = await this.sweepDeadWaiters();
+    return { leases: await this.sweepLeases(), waiters };
+  }
+
+  protected rowsOf(counts: LeaseSweepCounts): number {
+    return counts.leases + counts.waiters;
+  }
+
+  /** Deletes ended leases' rows older than `retainMs`; returns how many. */
+  private async sweepLeases(): Promise<number> {
     let cursor = "0";
     let deleted = 0;
     for (;;) {
@@ -72,14 +89,16 @@ export class MysqlLeaseSweeper extends PeriodicSweeper<Required<MysqlLeaseSweepe
     }
   }
 
-  /** Deletes fair waiters dead for longer than `retainMs`, in batches of `batchSize`. */
-  private async sweepDeadWaiters(): Promise<void> {
+  /** Deletes fair waiters dead for longer than `retainMs`, in batches of `batchSize`; returns how many. */
+  private async sweepDeadWaiters(): Promise<number> {
+    let deleted = 0;
     for (;;) {
       const [result] = await this.pool.execute<ResultSetHeader>(SWEEP_DEAD_WAITERS, [
         this.options.retainMs,
         String(this.options.batchSize),
       ]);
-      if (result.affectedRows < this.options.batchSize) return;
+      deleted += result.affectedRows;
+      if (result.affectedRows < this.options.batchSize) return deleted;
     }
   }
 }

@@ -10,12 +10,40 @@ export interface SweeperTimings {
 /** Most rows one sweeper DELETE may remove: it never holds many row locks, nor for long. */
 export const MAX_SWEEP_BATCH = 500;
 
+/** Which MySQL sweeper a {@link SweepReport} comes from. */
+export type SweeperName = "lease" | "rwlock" | "semaphore";
+
+/**
+ * How one sweep pass ended. `rows` is what the pass removed (every table together); a failed
+ * pass has `error` (the statement's), its rows are unknown and counted as 0, and the next
+ * pass retries from the start.
+ */
+export type SweepReport =
+  | {
+      readonly sweeper: SweeperName;
+      readonly outcome: "ok";
+      readonly rows: number;
+      readonly durationMs: number;
+    }
+  | {
+      readonly sweeper: SweeperName;
+      readonly outcome: "failed";
+      readonly rows: 0;
+      readonly durationMs: number;
+      readonly error: unknown;
+    };
+
+/** Told about every pass of a sweeper; must not throw (what it throws is dropped). */
+export type SweepListener = (report: SweepReport) => void;
+
 /**
  * What the MySQL sweepers (the lease rows', the read-write and semaphore tables') share
  * (decisions 0179, 0218): options merged over their defaults and checked (every one a
  * positive integer, the batch at most {@link MAX_SWEEP_BATCH}), an unref'd timer, one pass
- * at a time, and the batched drain and idle-key walk of the coordination tables. A sweeper
- * adds its pass. Nothing a sweeper does decides a grant.
+ * at a time, a {@link SweepReport} of every pass to the listener (decision 0220: a sweeper
+ * that keeps failing must be seen, the tables it keeps clean grow meanwhile), and the batched
+ * drain and idle-key walk of the coordination tables. A sweeper adds its name, its pass and
+ * how many rows a pass's result removed. Nothing a sweeper does decides a grant.
  */
 export abstract class PeriodicSweeper<Options extends SweeperTimings, Result> {
   protected readonly options: Options;
@@ -26,6 +54,7 @@ export abstract class PeriodicSweeper<Options extends SweeperTimings, Result> {
     protected readonly pool: Pool,
     defaults: Options,
     options: Partial<Options>,
+    private readonly onSweep?: SweepListener,
   ) {
     const defined = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
     this.options = { ...defaults, ...defined };
@@ -40,7 +69,10 @@ export abstract class PeriodicSweeper<Options extends SweeperTimings, Result> {
     }
   }
 
-  /** Sweeps every `intervalMs` until {@link stop}. Errors are swallowed: the next run retries. */
+  /**
+   * Sweeps every `intervalMs` until {@link stop}. A failed pass is reported to the listener
+   * and otherwise dropped: the next run retries.
+   */
   start(): void {
     this.timer ??= setInterval(
       () => void this.sweep().catch(() => undefined),
@@ -56,14 +88,51 @@ export abstract class PeriodicSweeper<Options extends SweeperTimings, Result> {
     await this.running?.catch(() => undefined);
   }
 
-  /** One full pass; concurrent calls share it. */
+  /** One full pass, reported to the listener; concurrent calls share it. */
   sweep(): Promise<Result> {
-    this.running ??= this.pass().finally(() => (this.running = undefined));
+    this.running ??= this.reported().finally(() => (this.running = undefined));
     return this.running;
   }
 
+  /** Which sweeper this is, in its reports. */
+  protected abstract readonly name: SweeperName;
+
   /** One full pass over the sweeper's tables. */
   protected abstract pass(): Promise<Result>;
+
+  /** The rows a pass's result says it removed, all tables together. */
+  protected abstract rowsOf(result: Result): number;
+
+  private async reported(): Promise<Result> {
+    const started = performance.now();
+    try {
+      const result = await this.pass();
+      this.report({
+        sweeper: this.name,
+        outcome: "ok",
+        rows: this.rowsOf(result),
+        durationMs: performance.now() - started,
+      });
+      return result;
+    } catch (error) {
+      this.report({
+        sweeper: this.name,
+        outcome: "failed",
+        rows: 0,
+        durationMs: performance.now() - started,
+        error,
+      });
+      throw error;
+    }
+  }
+
+  private report(report: SweepReport): void {
+    try {
+      this.onSweep?.(report);
+    } catch {
+      // A listener's failure must not turn a pass's outcome around (see SweepListener).
+    }
+  }
 
   /**
    * Runs a `DELETE … LIMIT ?` (parameter: the batch size) until a run removes less than a

@@ -4,6 +4,7 @@ import { LocalLockStore } from "../local/local-lock-store.js";
 import { MysqlEpochSource } from "../mysql/mysql-epoch-source.js";
 import { MysqlLeaseSweeper } from "../mysql/mysql-lease-sweeper.js";
 import { MysqlLockStore } from "../mysql/mysql-lock-store.js";
+import type { SweepListener } from "../mysql/periodic-sweeper.js";
 import { RedisLockStore } from "../redis/redis-lock-store.js";
 import type { RedisTopology } from "../redis/topology.js";
 import { LeaseMirror, type LeaseMirrorOptions } from "./lease-mirror.js";
@@ -23,6 +24,8 @@ export interface OpenTieredLocksOptions extends TierControllerOptions {
   /** Upper bound on one MySQL statement, in ms. @defaultValue 2000 */
   readonly mysqlCommandTimeoutMs?: number;
   readonly mirror?: LeaseMirrorOptions;
+  /** Told how every pass of the MySQL lease sweeper ended (metrics, logs). */
+  readonly onSweep?: SweepListener;
 }
 
 /**
@@ -70,7 +73,7 @@ export async function openTieredLocks(options: OpenTieredLocksOptions): Promise<
       options,
     );
     await controller.start();
-    const sweeper = new MysqlLeaseSweeper(pool);
+    const sweeper = new MysqlLeaseSweeper(pool, {}, options.onSweep);
     sweeper.start();
     mirror.start();
     return new TieredLocks({

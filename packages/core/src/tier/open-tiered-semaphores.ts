@@ -2,6 +2,7 @@ import { createPool } from "mysql2/promise";
 import type { EventSink } from "../events/store-event.js";
 import { LocalSemaphoreStore } from "../local/local-semaphore-store.js";
 import { MysqlEpochSource } from "../mysql/mysql-epoch-source.js";
+import type { SweepListener } from "../mysql/periodic-sweeper.js";
 import { MysqlSemaphoreStore } from "../mysql/semaphore/mysql-semaphore-store.js";
 import { MysqlSemaphoreSweeper } from "../mysql/semaphore/mysql-semaphore-sweeper.js";
 import { RedisSemaphoreStore } from "../redis/semaphore/redis-semaphore-store.js";
@@ -23,6 +24,8 @@ export interface OpenTieredSemaphoresOptions {
   readonly switchDrainMs?: number;
   /** Time between MySQL sweeps of expired permits and idle key rows, in ms. @defaultValue 30 000 */
   readonly sweepEveryMs?: number;
+  /** Told how every pass of the MySQL semaphore sweeper ended (metrics, logs). */
+  readonly onSweep?: SweepListener;
 }
 
 /**
@@ -65,6 +68,7 @@ export async function openTieredSemaphores(
     const sweeper = new MysqlSemaphoreSweeper(
       pool,
       options.sweepEveryMs === undefined ? {} : { intervalMs: options.sweepEveryMs },
+      options.onSweep,
     );
     const semaphores = new TieredSemaphores({
       tiers,

@@ -52,10 +52,10 @@ describe("MysqlLeaseSweeper", () => {
     expect(recent).toBeGreaterThan(0);
 
     const sweeper = new MysqlLeaseSweeper(target.admin, { retainMs: 60_000 });
-    expect(await sweeper.sweep()).toBe(old);
+    expect((await sweeper.sweep()).leases).toBe(old);
     expect(await count("TRUE")).toBe(live + recent);
     expect(await count("expires_at > NOW(3)")).toBe(live);
-    expect(await sweeper.sweep()).toBe(0);
+    expect((await sweeper.sweep()).leases).toBe(0);
   });
 
   it("runs on an unref'd timer and stops", async () => {

@@ -1,5 +1,5 @@
 import type { Pool } from "mysql2/promise";
-import { PeriodicSweeper } from "../periodic-sweeper.js";
+import { PeriodicSweeper, type SweepListener } from "../periodic-sweeper.js";
 import {
   RW_DELETE_IDLE_KEY,
   RW_FIND_IDLE_KEYS,
@@ -36,8 +36,10 @@ export class MysqlRwSweeper extends PeriodicSweeper<
   Required<MysqlRwSweeperOptions>,
   RwSweepCounts
 > {
-  constructor(pool: Pool, options: MysqlRwSweeperOptions = {}) {
-    super(pool, RW_SWEEPER_DEFAULTS, options);
+  protected readonly name = "rwlock";
+
+  constructor(pool: Pool, options: MysqlRwSweeperOptions = {}, onSweep?: SweepListener) {
+    super(pool, RW_SWEEPER_DEFAULTS, options, onSweep);
   }
 
   /** One full pass: expired grants, lapsed intents, then idle key rows. */
@@ -46,5 +48,9 @@ export class MysqlRwSweeper extends PeriodicSweeper<
     const intents = await this.drain(RW_SWEEP_INTENTS);
     const keys = await this.removeIdleKeys(RW_FIND_IDLE_KEYS, RW_DELETE_IDLE_KEY);
     return { grants, intents, keys };
+  }
+
+  protected rowsOf(counts: RwSweepCounts): number {
+    return counts.grants + counts.intents + counts.keys;
   }
 }

@@ -1,5 +1,5 @@
 import type { Pool } from "mysql2/promise";
-import { PeriodicSweeper } from "../periodic-sweeper.js";
+import { PeriodicSweeper, type SweepListener } from "../periodic-sweeper.js";
 import { DELETE_IDLE_KEY, FIND_IDLE_KEYS, SWEEP_PERMITS } from "./semaphore-sql.js";
 
 /** Options of {@link MysqlSemaphoreSweeper}. */
@@ -32,8 +32,10 @@ export class MysqlSemaphoreSweeper extends PeriodicSweeper<
   Required<MysqlSemaphoreSweeperOptions>,
   SemaphoreSweepCounts
 > {
-  constructor(pool: Pool, options: MysqlSemaphoreSweeperOptions = {}) {
-    super(pool, SEMAPHORE_SWEEPER_DEFAULTS, options);
+  protected readonly name = "semaphore";
+
+  constructor(pool: Pool, options: MysqlSemaphoreSweeperOptions = {}, onSweep?: SweepListener) {
+    super(pool, SEMAPHORE_SWEEPER_DEFAULTS, options, onSweep);
   }
 
   /** One full pass: expired permits, then idle key rows. */
@@ -41,5 +43,9 @@ export class MysqlSemaphoreSweeper extends PeriodicSweeper<
     const permits = await this.drain(SWEEP_PERMITS);
     const keys = await this.removeIdleKeys(FIND_IDLE_KEYS, DELETE_IDLE_KEY);
     return { permits, keys };
+  }
+
+  protected rowsOf(counts: SemaphoreSweepCounts): number {
+    return counts.permits + counts.keys;
   }
 }
