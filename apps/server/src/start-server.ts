@@ -12,6 +12,7 @@ import { RedisReleaseBridge } from "./locks/redis-release-bridge.js";
 import { redisTopologyOf } from "./locks/redis-topology.js";
 import { RedisFleetTransport } from "./live/redis-fleet-transport.js";
 import { appRouter } from "./routers/_app.js";
+import { SweepMetrics } from "./metrics/sweep-metrics.js";
 import { missingNodeFlags } from "./runtime/node-flags.js";
 import { createServices, type ServicesHandle } from "./services.js";
 import { openRwLocks } from "./usecases/rw-stores.js";
@@ -35,6 +36,7 @@ export async function startServer(env: Env): Promise<RunningServer> {
   const logger = createLogger(env.WARDEN_LOG_LEVEL, env.WARDEN_INSTANCE_ID);
   const topology = redisTopologyOf(env);
   const hub = new EventHub();
+  const sweeps = new SweepMetrics(logger);
   const locks = await openTieredLocks({
     redis: topology,
     mysqlUrl: env.DATABASE_URL,
@@ -43,13 +45,19 @@ export async function startServer(env: Env): Promise<RunningServer> {
     probeIntervalMs: env.WARDEN_TIER_PROBE_INTERVAL_MS,
     failuresToDegrade: env.WARDEN_TIER_FAILURES_TO_DEGRADE,
     successesToRecover: env.WARDEN_TIER_SUCCESSES_TO_RECOVER,
+    onSweep: sweeps.listener,
   });
   const semaphores = await openTieredSemaphores(locks, {
     redis: topology,
     mysqlUrl: env.DATABASE_URL,
     onEvent: hub.sink,
+    onSweep: sweeps.listener,
   });
-  const rwLocks = await openRwLocks(locks, { redis: topology, mysqlUrl: env.DATABASE_URL });
+  const rwLocks = await openRwLocks(locks, {
+    redis: topology,
+    mysqlUrl: env.DATABASE_URL,
+    onSweep: sweeps.listener,
+  });
   const handle = await createServices({
     config: serverConfigOf(env),
     prisma: createPrismaClient(env.DATABASE_URL),
@@ -83,6 +91,7 @@ export async function startServer(env: Env): Promise<RunningServer> {
         }
       : {}),
   });
+  sweeps.registerOn(handle.services.metrics.registry);
   const http = await startHttpServer(handle.services, {
     host: env.WARDEN_HOST,
     port: env.WARDEN_PORT,
