@@ -64,6 +64,7 @@ describe("deploy/prometheus/warden-rules.yml", () => {
         "WardenInstanceDown",
         "WardenLocalTier",
         "WardenLongHolds",
+        "WardenMysqlSweeperFailing",
         "WardenRenewalFailures",
         "WardenStaleFenceRejected",
       ].sort(),
