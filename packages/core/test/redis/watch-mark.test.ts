@@ -111,8 +111,8 @@ describe("the watch mark", () => {
 
   test("a lock-delay refusal marks the key", async () => {
     const key = { resource: uniqueResource(), businessKey: "delayed" };
-    await store.acquire({ ...key, holder: holder("a", "a"), leaseMs: 150, lockDelayMs: 5_000 });
-    await sleep(250);
+    await store.acquire({ ...key, holder: holder("a", "a"), leaseMs: 300, lockDelayMs: 5_000 });
+    await sleep(400);
     const refused = await store.acquire({
       ...key,
       holder: holder("b", "b"),
@@ -125,7 +125,7 @@ describe("the watch mark", () => {
 
   test("a mark lapses on its own when the holder's lease expires unreleased", async () => {
     const key = { resource: uniqueResource(), businessKey: "lapsing" };
-    await grant(key, "a", 100);
+    await grant(key, "a");
     // A held key refused with ~100 ms left: the mark lives ~5.1 s.
     await raw.set(keys.lease(key), (await raw.get(keys.lease(key)))!, "PX", 100);
     expect(

@@ -193,8 +193,8 @@ export async function startLiveServer(): Promise<LiveServer> {
       await release(second);
       // A release of a lease already gone (NOT_HOLDER), and a renewal refused.
       await release(second).catch(() => undefined);
-      const short = await granted("owner-d", { leaseMs: 100 });
-      await sleep(300);
+      const short = await granted("owner-d", { leaseMs: 300 });
+      await sleep(500);
       await unthrottled(() =>
         api.lock.extend.mutate({ ...key, lockId: short.lockId, tier: short.tier }),
       ).catch(() => undefined);
