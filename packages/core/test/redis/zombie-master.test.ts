@@ -36,7 +36,7 @@ test("a paused-then-resumed old master can only grant fences below every grant o
     resource,
     businessKey: "k",
     holder: holder(),
-    leaseMs: 200,
+    leaseMs: 3_000,
   });
   expect(warmup.granted).toBe(true);
 
