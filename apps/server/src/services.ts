@@ -156,6 +156,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
     // Read at scrape time, after `audit` below exists.
     spool: () => ({ ...spool.size, full: audit.spoolFull }),
     auditBuffered: () => audit.buffered,
+    mirror: () => locks.mirrorStats,
   });
   // UTC like Prisma, so DATETIME columns mean the same to both writers.
   const auditPool = createPool({

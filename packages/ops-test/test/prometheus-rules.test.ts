@@ -62,6 +62,7 @@ describe("deploy/prometheus/warden-rules.yml", () => {
         "WardenAuditSpoolFull",
         "WardenDegradedTier",
         "WardenInstanceDown",
+        "WardenLeaseMirrorDropping",
         "WardenLocalTier",
         "WardenLongHolds",
         "WardenMysqlSweeperFailing",

@@ -24,5 +24,6 @@ export type TieredLocks = Pick<
   | "override"
   | "onTierChange"
   | "probeReady"
+  | "mirrorStats"
   | "close"
 >;

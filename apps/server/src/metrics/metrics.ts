@@ -21,6 +21,8 @@ export interface MetricSources {
   epoch(): number;
   spool(): { bytes: number; events: number; full: boolean };
   auditBuffered(): number;
+  /** The Redis lease mirror's counters since this process started. */
+  mirror(): { written: number; dropped: number };
 }
 
 const TIERS = ["redis", "mysql", "local"] as const;
@@ -200,6 +202,24 @@ export class Metrics {
       registers,
       collect() {
         this.set(sources.spool().full ? 1 : 0);
+      },
+    });
+    new Counter({
+      name: "warden_lease_mirror_writes_total",
+      help: "Redis lease changes (grants, renewals, ends) this instance wrote to MySQL's redis_lease_mirror, which keeps the MySQL tier from granting a key still leased on Redis after a degrade",
+      registers,
+      collect() {
+        this.reset();
+        this.inc(sources.mirror().written);
+      },
+    });
+    new Counter({
+      name: "warden_lease_mirror_dropped_total",
+      help: "Redis lease changes the lease mirror dropped (MySQL refused the batch, or 100 000 keys were already buffered): after a degrade the MySQL tier does not know those leases, and exclusion from them rests on the new epoch's larger fences (alert on any increase)",
+      registers,
+      collect() {
+        this.reset();
+        this.inc(sources.mirror().dropped);
       },
     });
     new Gauge({
