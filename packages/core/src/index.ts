@@ -43,7 +43,13 @@ export { TieredLocks, type ResourcePolicy, type FencedStore } from "./tier/tiere
 export { openTieredLocks, type OpenTieredLocksOptions } from "./tier/open-tiered-locks.js";
 export { TIER_CONTROLLER_DEFAULTS, type TierControllerOptions } from "./tier/tier-controller.js";
 export type { TierSnapshot, TierTransitionRow } from "./tier/tier-snapshot.js";
-export { LeaseMirror, type LeaseMirrorOptions } from "./tier/lease-mirror.js";
+export {
+  LeaseMirror,
+  type LeaseMirrorOptions,
+  type MirrorBatchReport,
+  type MirrorListener,
+  type MirrorStats,
+} from "./tier/lease-mirror.js";
 export {
   SEMAPHORE_LIMITS,
   type SemaphoreStore,

@@ -10,8 +10,39 @@ export interface LeaseMirrorOptions {
    * lease runs on Redis's, so it errs on the side of "still held". @defaultValue 1000
    */
   readonly clockMarginMs?: number;
-  /** Most keys buffered between flushes; beyond it changes are dropped and counted. @defaultValue 100000 */
+  /**
+   * Most keys buffered between flushes (a failed batch's changes included, kept for the
+   * next one); beyond it changes are dropped and counted. @defaultValue 100000
+   */
   readonly maxPending?: number;
+}
+
+/** How one batch of the mirror ended (only batches with rows to write are reported). */
+export type MirrorBatchReport =
+  | { readonly outcome: "ok"; readonly rows: number }
+  | {
+      readonly outcome: "failed";
+      /** The statement's error. */
+      readonly error: unknown;
+      /** Changes buffered again for the next batch. */
+      readonly kept: number;
+      /** Changes given up: the buffer was full. */
+      readonly dropped: number;
+    };
+
+/** Told how every batch of the mirror ended (logs); must not throw. */
+export type MirrorListener = (report: MirrorBatchReport) => void;
+
+/** What the mirror has done since it started, for metrics. */
+export interface MirrorStats {
+  /** Rows written (upserts plus deletes). */
+  readonly written: number;
+  /** Changes given up: the buffer was full, or full again when a failed batch came back. */
+  readonly dropped: number;
+  /** Batches with rows to write, by how they ended. */
+  readonly batches: { readonly ok: number; readonly failed: number };
+  /** Changes buffered now, waiting for the next batch. */
+  readonly pending: number;
 }
 
 interface Upsert {
@@ -31,29 +62,35 @@ function* chunks<T>(rows: readonly T[]): Generator<readonly T[]> {
 
 const DEFAULTS = Object.freeze({ flushIntervalMs: 200, clockMarginMs: 1_000, maxPending: 100_000 });
 
+type PendingUpsert = Upsert & { resource: string; businessKey: string };
+type PendingDelete = { resource: string; businessKey: string; lockId: string };
+
 /**
  * Copies live Redis leases into `redis_lease_mirror` so that the MySQL tier refuses keys
  * still held in Redis after a degrade. Off the hot path: events are coalesced per key in
  * memory and written in one batch per interval; leases that end before the next batch are
- * skipped. Best effort by design: what it misses, the epoch bump at the switch fences.
+ * skipped. A batch MySQL refuses is buffered again, under newer changes to the same keys,
+ * and retried with the next one (docs/decisions/0221). Best effort by design: what it still
+ * misses, the epoch bump at the switch fences.
  */
 export class LeaseMirror {
   private readonly options: typeof DEFAULTS;
-  private upserts = new Map<string, Upsert & { resource: string; businessKey: string }>();
-  private deletes = new Map<string, { resource: string; businessKey: string; lockId: string }>();
+  private upserts = new Map<string, PendingUpsert>();
+  private deletes = new Map<string, PendingDelete>();
   private timer: NodeJS.Timeout | undefined;
   /** Rows this mirror has written and not deleted, with their expiry (ms, wall clock). */
   private readonly mirrored = new Map<string, number>();
   private flushing: Promise<void> | undefined;
   private flushes = 0;
-  /** Changes dropped because the buffer was full or MySQL refused the batch. */
-  dropped = 0;
-  /** Rows written so far (upserts plus deletes). */
-  written = 0;
+  private dropped = 0;
+  private written = 0;
+  private okBatches = 0;
+  private failedBatches = 0;
 
   constructor(
     private readonly pool: Pool,
     options: LeaseMirrorOptions = {},
+    private readonly listener?: MirrorListener,
   ) {
     this.options = {
       ...DEFAULTS,
@@ -61,9 +98,22 @@ export class LeaseMirror {
     };
   }
 
+  /** What the mirror has done since it started. */
+  get stats(): MirrorStats {
+    return {
+      written: this.written,
+      dropped: this.dropped,
+      batches: { ok: this.okBatches, failed: this.failedBatches },
+      pending: this.upserts.size + this.deletes.size,
+    };
+  }
+
   /** Starts the flush timer (unref'd). */
   start(): void {
-    this.timer ??= setInterval(() => void this.flush(), this.options.flushIntervalMs);
+    this.timer ??= setInterval(
+      () => void this.flush().catch(() => undefined),
+      this.options.flushIntervalMs,
+    );
     this.timer.unref();
   }
 
@@ -165,10 +215,16 @@ export class LeaseMirror {
     for (const id of deletes.keys()) this.mirrored.delete(id);
   }
 
+  /**
+   * Writes what is buffered. A refused batch is buffered again for the next one and the
+   * error rethrown to a caller of {@link flush}.
+   */
   private async write(): Promise<void> {
-    const upserts = [...this.upserts.values()];
-    const deletes = [...this.deletes.values()];
-    this.remember(this.upserts, this.deletes);
+    const taken = { upserts: this.upserts, deletes: this.deletes };
+    const upserts = [...taken.upserts.values()];
+    const deletes = [...taken.deletes.values()];
+    const rows = upserts.length + deletes.length;
+    this.remember(taken.upserts, taken.deletes);
     this.upserts = new Map();
     this.deletes = new Map();
     try {
@@ -209,15 +265,79 @@ export class LeaseMirror {
           rows.flatMap((d) => [d.resource, d.businessKey, d.lockId]),
         );
       }
-      this.written += upserts.length + deletes.length;
-      // Expired rows are harmless (readers compare with NOW(3)) but should not pile up.
-      if (++this.flushes % 50 === 0) {
-        await this.pool.query(
+    } catch (error) {
+      this.failedBatches += 1;
+      const { kept, dropped } = this.keepForRetry(taken);
+      this.report({ outcome: "failed", error, kept, dropped });
+      throw error;
+    }
+    if (rows > 0) {
+      this.written += rows;
+      this.okBatches += 1;
+      this.report({ outcome: "ok", rows });
+    }
+    // Expired rows are harmless (readers compare with NOW(3)) but should not pile up.
+    if (++this.flushes % 50 === 0) {
+      await this.pool
+        .query(
           "DELETE FROM redis_lease_mirror WHERE expires_at < NOW(3) - INTERVAL 10 SECOND LIMIT 500",
-        );
+        )
+        .catch(() => undefined);
+    }
+  }
+
+  /**
+   * Buffers a refused batch's changes again, under whatever was recorded for the same keys
+   * while it was in flight (that is newer). Every statement is idempotent, so a batch that
+   * failed halfway is simply written again.
+   */
+  private keepForRetry(taken: {
+    upserts: Map<string, PendingUpsert>;
+    deletes: Map<string, PendingDelete>;
+  }): { kept: number; dropped: number } {
+    let kept = 0;
+    let dropped = 0;
+    const horizon = Date.now() + this.options.flushIntervalMs;
+    for (const [id, upsert] of taken.upserts) {
+      // Ended before the next batch: nothing left to hold back.
+      if (upsert.expiresAtMs < horizon) continue;
+      const newer = this.upserts.get(id);
+      if (newer) {
+        // A renewal recorded in flight knows no fence (it thought the grant written); the
+        // refused grant of the same lease supplies it. A new lease's row stands as it is.
+        if (newer.fence === "" && newer.lockId === upsert.lockId) {
+          this.upserts.set(id, { ...newer, fence: upsert.fence });
+        }
+        continue;
       }
+      // Ended in flight: its delete is already buffered.
+      if (this.deletes.has(id)) continue;
+      if (this.upserts.size + this.deletes.size >= this.options.maxPending) {
+        dropped += 1;
+        continue;
+      }
+      this.upserts.set(id, upsert);
+      kept += 1;
+    }
+    for (const [id, pending] of taken.deletes) {
+      // A new lease on the key overwrites the row; a delete recorded since is the same one.
+      if (this.upserts.has(id) || this.deletes.has(id)) continue;
+      if (this.upserts.size + this.deletes.size >= this.options.maxPending) {
+        dropped += 1;
+        continue;
+      }
+      this.deletes.set(id, pending);
+      kept += 1;
+    }
+    this.dropped += dropped;
+    return { kept, dropped };
+  }
+
+  private report(report: MirrorBatchReport): void {
+    try {
+      this.listener?.(report);
     } catch {
-      this.dropped += upserts.length + deletes.length;
+      // A listener's failure is not the mirror's.
     }
   }
 }

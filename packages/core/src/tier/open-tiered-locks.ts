@@ -7,7 +7,7 @@ import { MysqlLockStore } from "../mysql/mysql-lock-store.js";
 import type { SweepListener } from "../mysql/periodic-sweeper.js";
 import { RedisLockStore } from "../redis/redis-lock-store.js";
 import type { RedisTopology } from "../redis/topology.js";
-import { LeaseMirror, type LeaseMirrorOptions } from "./lease-mirror.js";
+import { LeaseMirror, type LeaseMirrorOptions, type MirrorListener } from "./lease-mirror.js";
 import { TierController, type TierControllerOptions } from "./tier-controller.js";
 import { TierStateRepository } from "./tier-state-repository.js";
 import { TieredLocks, teeEvents } from "./tiered-locks.js";
@@ -24,6 +24,8 @@ export interface OpenTieredLocksOptions extends TierControllerOptions {
   /** Upper bound on one MySQL statement, in ms. @defaultValue 2000 */
   readonly mysqlCommandTimeoutMs?: number;
   readonly mirror?: LeaseMirrorOptions;
+  /** Told how every batch of the Redis lease mirror ended (logs). */
+  readonly onMirrorBatch?: MirrorListener;
   /** Told how every pass of the MySQL lease sweeper ended (metrics, logs). */
   readonly onSweep?: SweepListener;
 }
@@ -41,7 +43,7 @@ export async function openTieredLocks(options: OpenTieredLocksOptions): Promise<
     connectTimeout: mysqlTimeoutMs,
   });
   const epochSource = new MysqlEpochSource(pool);
-  const mirror = new LeaseMirror(pool, options.mirror);
+  const mirror = new LeaseMirror(pool, options.mirror, options.onMirrorBatch);
   const onEvent = teeEvents(mirror, options.onEvent);
   const closeAll: Array<() => Promise<unknown>> = [() => pool.end()];
   try {

@@ -27,7 +27,7 @@ import {
   type ReleaseInput,
   type ReleaseResult,
 } from "../store/lock-store.js";
-import type { LeaseMirror } from "./lease-mirror.js";
+import type { LeaseMirror, MirrorStats } from "./lease-mirror.js";
 import type { TierController } from "./tier-controller.js";
 import type { TierSnapshot, TierTransitionRow } from "./tier-snapshot.js";
 import {
@@ -203,8 +203,8 @@ export class TieredLocks {
   }
 
   /** The mirror's counters, for metrics. */
-  get mirrorStats(): { written: number; dropped: number } {
-    return { written: this.parts.mirror.written, dropped: this.parts.mirror.dropped };
+  get mirrorStats(): MirrorStats {
+    return this.parts.mirror.stats;
   }
 
   async close(): Promise<void> {
