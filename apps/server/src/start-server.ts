@@ -12,6 +12,7 @@ import { RedisReleaseBridge } from "./locks/redis-release-bridge.js";
 import { redisTopologyOf } from "./locks/redis-topology.js";
 import { RedisFleetTransport } from "./live/redis-fleet-transport.js";
 import { appRouter } from "./routers/_app.js";
+import { MirrorLog } from "./metrics/mirror-log.js";
 import { SweepMetrics } from "./metrics/sweep-metrics.js";
 import { missingNodeFlags } from "./runtime/node-flags.js";
 import { createServices, type ServicesHandle } from "./services.js";
@@ -37,6 +38,7 @@ export async function startServer(env: Env): Promise<RunningServer> {
   const topology = redisTopologyOf(env);
   const hub = new EventHub();
   const sweeps = new SweepMetrics(logger);
+  const mirrorLog = new MirrorLog(logger);
   const locks = await openTieredLocks({
     redis: topology,
     mysqlUrl: env.DATABASE_URL,
@@ -46,6 +48,7 @@ export async function startServer(env: Env): Promise<RunningServer> {
     failuresToDegrade: env.WARDEN_TIER_FAILURES_TO_DEGRADE,
     successesToRecover: env.WARDEN_TIER_SUCCESSES_TO_RECOVER,
     onSweep: sweeps.listener,
+    onMirrorBatch: mirrorLog.listener,
   });
   const semaphores = await openTieredSemaphores(locks, {
     redis: topology,

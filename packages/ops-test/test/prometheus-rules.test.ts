@@ -63,6 +63,7 @@ describe("deploy/prometheus/warden-rules.yml", () => {
         "WardenDegradedTier",
         "WardenInstanceDown",
         "WardenLeaseMirrorDropping",
+        "WardenLeaseMirrorFailing",
         "WardenLocalTier",
         "WardenLongHolds",
         "WardenMysqlSweeperFailing",

@@ -1,3 +1,4 @@
+import type { MirrorStats } from "@warden/core";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { ResourceKind } from "../schemas/resource-policy.js";
 import { AppLabels } from "./app-labels.js";
@@ -22,7 +23,7 @@ export interface MetricSources {
   spool(): { bytes: number; events: number; full: boolean };
   auditBuffered(): number;
   /** The Redis lease mirror's counters since this process started. */
-  mirror(): { written: number; dropped: number };
+  mirror(): MirrorStats;
 }
 
 const TIERS = ["redis", "mysql", "local"] as const;
@@ -215,11 +216,31 @@ export class Metrics {
     });
     new Counter({
       name: "warden_lease_mirror_dropped_total",
-      help: "Redis lease changes the lease mirror dropped (MySQL refused the batch, or 100 000 keys were already buffered): after a degrade the MySQL tier does not know those leases, and exclusion from them rests on the new epoch's larger fences (alert on any increase)",
+      help: "Redis lease changes the lease mirror gave up because 100 000 keys were already buffered (a refused batch is kept for the next one, so a long MySQL failure fills the buffer): after a degrade the MySQL tier does not know those leases, and exclusion from them rests on the new epoch's larger fences (alert on any increase)",
       registers,
       collect() {
         this.reset();
         this.inc(sources.mirror().dropped);
+      },
+    });
+    new Counter({
+      name: "warden_lease_mirror_batches_total",
+      help: "Batches the Redis lease mirror sent to MySQL (every 200 ms while it has changes), by outcome; a failed batch is retried with the next",
+      labelNames: ["outcome"],
+      registers,
+      collect() {
+        const { batches } = sources.mirror();
+        this.reset();
+        this.labels({ outcome: "ok" }).inc(batches.ok);
+        this.labels({ outcome: "failed" }).inc(batches.failed);
+      },
+    });
+    new Gauge({
+      name: "warden_lease_mirror_pending",
+      help: "Redis lease changes buffered for the lease mirror's next batch (refused batches included); changes are dropped at 100 000",
+      registers,
+      collect() {
+        this.set(sources.mirror().pending);
       },
     });
     new Gauge({
