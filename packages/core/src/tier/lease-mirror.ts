@@ -231,12 +231,18 @@ export class LeaseMirror {
       // An extend whose grant was mirrored in an earlier batch has no fence here: keep the row's.
       const withFence = upserts.filter((u) => u.fence !== "");
       const extendsOnly = upserts.filter((u) => u.fence === "");
+      // A key's fences only grow, so a row with a larger fence is a later lease's (another
+      // instance's mirror wrote it while this batch waited, or was refused and kept): an
+      // older lease's grant never replaces it. Assignments run in order: `fence` goes last.
       for (const rows of chunks(withFence)) {
         await this.pool.query(
           `INSERT INTO redis_lease_mirror (resource, business_key, lock_id, fence, expires_at) VALUES ${rows
             .map(() => "(?, ?, ?, ?, FROM_UNIXTIME(? / 1000))")
             .join(", ")}
-           ON DUPLICATE KEY UPDATE lock_id = VALUES(lock_id), fence = VALUES(fence), expires_at = VALUES(expires_at)`,
+           ON DUPLICATE KEY UPDATE
+             lock_id = IF(VALUES(fence) >= fence, VALUES(lock_id), lock_id),
+             expires_at = IF(VALUES(fence) >= fence, VALUES(expires_at), expires_at),
+             fence = GREATEST(fence, VALUES(fence))`,
           rows.flatMap((u) => [u.resource, u.businessKey, u.lockId, u.fence, u.expiresAtMs]),
         );
       }

@@ -220,6 +220,34 @@ it("does not bring back a refused grant whose lease ended, or was replaced, in f
   await mirror.close();
 });
 
+it("never replaces a later lease's row with a kept grant of an earlier lease", async () => {
+  const { mirror } = openMirror();
+  const resource = uniqueResource();
+  const earlier = { resource, businessKey: "k", fence: "7" };
+  const later = { resource, businessKey: "k", lease: 2, fence: "9" };
+  mirror.record(grant(earlier, 60_000));
+  await tableAway();
+  await expect(mirror.flush()).rejects.toMatchObject({ code: "ER_NO_SUCH_TABLE" });
+  await tableBack();
+  // Meanwhile the earlier lease ended through another instance, and the key's next lease was
+  // granted and mirrored there (this mirror saw neither).
+  const other = new LeaseMirror(target.admin, { clockMarginMs: 0 });
+  other.record(grant(later, 30_000));
+  await other.flush();
+  await other.close();
+
+  await mirror.flush();
+  const row = await rowOf(resource, "k");
+  expect(row?.lockId).toBe(lockIdOf("k", 2));
+  expect(row?.fence).toBe("9");
+  expect(row?.expiresAtMs).toBeCloseTo(Date.now() + 30_000, -3);
+  // The same key's later lease still replaces an earlier one's row.
+  mirror.record(grant({ ...later, lease: 3, fence: "10" }, 45_000));
+  await mirror.flush();
+  expect((await rowOf(resource, "k"))?.lockId).toBe(lockIdOf("k", 3));
+  await mirror.close();
+});
+
 it("retries a refused delete, so an ended lease's row goes", async () => {
   const { mirror } = openMirror();
   const lease = { resource: uniqueResource(), businessKey: "k" };
