@@ -43,52 +43,33 @@ interface Lease {
   readonly fence?: string;
 }
 
-function grant(lease: Lease, leaseMs: number, at = Date.now()): StoreEvent {
+/** What every event of a lease on the Redis tier carries. */
+function factsOf(lease: Lease, at: number) {
   return {
-    type: "grant",
-    tier: "redis",
+    tier: "redis" as const,
     resource: lease.resource,
     businessKey: lease.businessKey,
     at,
     lockId: lockIdOf(lease.businessKey, lease.lease),
     fence: lease.fence ?? "7",
     holder: holder(),
-    leaseMs,
     grantedAt: at,
-    reentry: 1,
-    renewals: 0,
   };
+}
+
+function grant(lease: Lease, leaseMs: number, at = Date.now()): StoreEvent {
+  return { type: "grant", ...factsOf(lease, at), leaseMs, reentry: 1, renewals: 0 };
 }
 
 function extend(lease: Lease, leaseMs: number): StoreEvent {
   const at = Date.now();
-  return {
-    type: "extend",
-    tier: "redis",
-    resource: lease.resource,
-    businessKey: lease.businessKey,
-    at,
-    lockId: lockIdOf(lease.businessKey, lease.lease),
-    fence: lease.fence ?? "7",
-    holder: holder(),
-    leaseMs,
-    grantedAt: at,
-    expiresAt: at + leaseMs,
-    renewals: 1,
-  };
+  return { type: "extend", ...factsOf(lease, at), leaseMs, expiresAt: at + leaseMs, renewals: 1 };
 }
 
 function release(lease: Lease): StoreEvent {
   return {
     type: "release",
-    tier: "redis",
-    resource: lease.resource,
-    businessKey: lease.businessKey,
-    at: Date.now(),
-    lockId: lockIdOf(lease.businessKey, lease.lease),
-    fence: lease.fence ?? "7",
-    holder: holder(),
-    grantedAt: Date.now(),
+    ...factsOf(lease, Date.now()),
     renewals: 0,
     released: true,
     reentry: 0,
