@@ -100,6 +100,11 @@ const envSchema = z
     WARDEN_AUDIT_RETENTION_DAYS: int(1, 3_650).default(30),
     /** Longest graceful shutdown (drain in-flight calls, flush the audit), in ms. */
     WARDEN_SHUTDOWN_GRACE_MS: int(0, 300_000).default(10_000),
+    /**
+     * Time between passes of each MySQL sweeper (leases, read-write, semaphores), in ms.
+     * `WardenMysqlSweeperFailing` looks at 15 minutes: keep at least three passes in it.
+     */
+    WARDEN_MYSQL_SWEEP_EVERY_MS: int(1_000, 300_000).default(30_000),
     /** Tier controller: Redis probe interval, in ms. */
     WARDEN_TIER_PROBE_INTERVAL_MS: int(100, 60_000).default(1_000),
     /** Tier controller: failed probes in a row before degrading. */

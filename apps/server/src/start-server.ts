@@ -47,6 +47,7 @@ export async function startServer(env: Env): Promise<RunningServer> {
     probeIntervalMs: env.WARDEN_TIER_PROBE_INTERVAL_MS,
     failuresToDegrade: env.WARDEN_TIER_FAILURES_TO_DEGRADE,
     successesToRecover: env.WARDEN_TIER_SUCCESSES_TO_RECOVER,
+    sweepEveryMs: env.WARDEN_MYSQL_SWEEP_EVERY_MS,
     onSweep: sweeps.listener,
     onMirrorBatch: mirrorLog.listener,
   });
@@ -54,11 +55,13 @@ export async function startServer(env: Env): Promise<RunningServer> {
     redis: topology,
     mysqlUrl: env.DATABASE_URL,
     onEvent: hub.sink,
+    sweepEveryMs: env.WARDEN_MYSQL_SWEEP_EVERY_MS,
     onSweep: sweeps.listener,
   });
   const rwLocks = await openRwLocks(locks, {
     redis: topology,
     mysqlUrl: env.DATABASE_URL,
+    sweepEveryMs: env.WARDEN_MYSQL_SWEEP_EVERY_MS,
     onSweep: sweeps.listener,
   });
   const handle = await createServices({

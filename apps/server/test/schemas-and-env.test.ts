@@ -83,6 +83,22 @@ describe("environment", () => {
       WARDEN_PORT: 4000,
       WARDEN_MAX_BODY_BYTES: 65_536,
       WARDEN_CONSOLE_ORIGINS: [],
+      WARDEN_MYSQL_SWEEP_EVERY_MS: 30_000,
     });
+  });
+
+  it("takes a MySQL sweep interval from 1 s to 5 minutes", () => {
+    const base = {
+      DATABASE_URL: "mysql://root@127.0.0.1:3306/warden",
+      REDIS_URL: "redis://127.0.0.1:6379",
+    };
+    expect(loadEnv({ ...base, WARDEN_MYSQL_SWEEP_EVERY_MS: "1000" })).toMatchObject({
+      WARDEN_MYSQL_SWEEP_EVERY_MS: 1_000,
+    });
+    for (const bad of ["999", "300001", "soon"]) {
+      expect(() => loadEnv({ ...base, WARDEN_MYSQL_SWEEP_EVERY_MS: bad })).toThrow(
+        /WARDEN_MYSQL_SWEEP_EVERY_MS/,
+      );
+    }
   });
 });

@@ -5,7 +5,7 @@ import { Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../src/log/logger.js";
 import { SweepMetrics } from "../src/metrics/sweep-metrics.js";
-import { startFleet, type Fleet } from "./support/fleet.js";
+import { eventually, startFleet, type Fleet } from "./support/fleet.js";
 
 // The MySQL sweepers' passes as the on-call sees them (docs/decisions/0220): counted by
 // outcome, rows removed, a failed pass logged. Real sweepers on real MariaDB; a database
@@ -57,6 +57,25 @@ describe("MySQL sweep metrics", () => {
         0,
       );
       expect(sample(text, `warden_mysql_swept_rows_total{sweeper="${sweeper}"}`)).toBe(0);
+    }
+  });
+
+  it("a server started with WARDEN_MYSQL_SWEEP_EVERY_MS runs every sweeper at that interval", async () => {
+    const quick = await startFleet(1, { WARDEN_MYSQL_SWEEP_EVERY_MS: "1000" });
+    try {
+      const passes = async (sweeper: string) =>
+        sample(
+          await (await fetch(`${quick.instances[0]!.url}/metrics`)).text(),
+          `warden_mysql_sweeps_total{sweeper="${sweeper}",outcome="ok"}`,
+        ) ?? 0;
+      // At the default 30 s no pass comes within these few seconds (the test above).
+      for (const sweeper of ["lease", "rwlock", "semaphore"]) {
+        expect(await eventually(async () => (await passes(sweeper)) >= 2, 10_000), sweeper).toBe(
+          true,
+        );
+      }
+    } finally {
+      await quick.close();
     }
   });
 

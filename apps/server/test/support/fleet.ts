@@ -96,7 +96,10 @@ export interface Fleet {
  * Starts `count` server instances at the same moment on a fresh Redis and a freshly
  * migrated database (each bootstraps the same admin, as a deployment does), and a proxy.
  */
-export async function startFleet(count: number): Promise<Fleet> {
+export async function startFleet(
+  count: number,
+  extraEnv: Readonly<Record<string, string>> = {},
+): Promise<Fleet> {
   const redis = await startRedis();
   const db = await createTestDatabase();
   await migrate(db.url);
@@ -123,6 +126,7 @@ export async function startFleet(count: number): Promise<Fleet> {
       WARDEN_SHUTDOWN_GRACE_MS: "1000",
       WARDEN_ADMIN_USER: "fleet-admin",
       WARDEN_ADMIN_PASSWORD: "a long enough admin password",
+      ...extraEnv,
     });
   const start = async (index: number) => {
     const instance = instances[index]!;

@@ -26,6 +26,8 @@ export interface OpenTieredLocksOptions extends TierControllerOptions {
   readonly mirror?: LeaseMirrorOptions;
   /** Told how every batch of the Redis lease mirror ended (logs). */
   readonly onMirrorBatch?: MirrorListener;
+  /** Time between passes of the MySQL lease sweeper, in ms. @defaultValue 30 000 */
+  readonly sweepEveryMs?: number;
   /** Told how every pass of the MySQL lease sweeper ended (metrics, logs). */
   readonly onSweep?: SweepListener;
 }
@@ -75,7 +77,11 @@ export async function openTieredLocks(options: OpenTieredLocksOptions): Promise<
       options,
     );
     await controller.start();
-    const sweeper = new MysqlLeaseSweeper(pool, {}, options.onSweep);
+    const sweeper = new MysqlLeaseSweeper(
+      pool,
+      options.sweepEveryMs === undefined ? {} : { intervalMs: options.sweepEveryMs },
+      options.onSweep,
+    );
     sweeper.start();
     mirror.start();
     return new TieredLocks({
