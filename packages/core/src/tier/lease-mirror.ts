@@ -126,10 +126,10 @@ export class LeaseMirror {
       case "extend": {
         // A lease with a lock-delay holds the key back for that long after it ends
         // involuntarily, so its row stays live until then (docs/decisions/0175).
+        // A renewal carries its lease's fence too, so it writes the row whether or not the
+        // grant's did (granted through another instance, or given up): docs/decisions/0221.
         const untilMs = event.at + event.leaseMs + (event.lockDelayMs ?? 0);
-        const fence =
-          event.type === "grant" ? (event.fence ?? "0") : (this.upserts.get(id)?.fence ?? "");
-        this.keep(id, event, fence, untilMs);
+        this.keep(id, event, event.fence ?? "0", untilMs);
         return;
       }
       case "force-release":
@@ -228,13 +228,12 @@ export class LeaseMirror {
     this.upserts = new Map();
     this.deletes = new Map();
     try {
-      // An extend whose grant was mirrored in an earlier batch has no fence here: keep the row's.
-      const withFence = upserts.filter((u) => u.fence !== "");
-      const extendsOnly = upserts.filter((u) => u.fence === "");
-      // A key's fences only grow, so a row with a larger fence is a later lease's (another
-      // instance's mirror wrote it while this batch waited, or was refused and kept): an
-      // older lease's grant never replaces it. Assignments run in order: `fence` goes last.
-      for (const rows of chunks(withFence)) {
+      // One upsert for grants and renewals alike. A key's fences only grow, so a row with a
+      // larger fence is a later lease's (another instance's mirror wrote it while this batch
+      // waited, or was refused and kept): an older lease never replaces it. Assignments run
+      // in order: `fence` goes last. (Renewals once went in a separate UPDATE joined by
+      // lockId, which could not write a lease whose grant the mirror never wrote.)
+      for (const rows of chunks(upserts)) {
         await this.pool.query(
           `INSERT INTO redis_lease_mirror (resource, business_key, lock_id, fence, expires_at) VALUES ${rows
             .map(() => "(?, ?, ?, ?, FROM_UNIXTIME(? / 1000))")
@@ -244,25 +243,6 @@ export class LeaseMirror {
              expires_at = IF(VALUES(fence) >= fence, VALUES(expires_at), expires_at),
              fence = GREATEST(fence, VALUES(fence))`,
           rows.flatMap((u) => [u.resource, u.businessKey, u.lockId, u.fence, u.expiresAtMs]),
-        );
-      }
-      // Renewals of leases mirrored earlier: one UPDATE per batch, joined to the new expiries
-      // by key and lockId (a row since taken by another lease is left alone). One statement
-      // per renewal had the mirror send thousands of sequential round trips per flush with
-      // 10 000 live locks (docs/decisions/0201).
-      for (const rows of chunks(extendsOnly)) {
-        const expiries = rows
-          .map((_, index) =>
-            index === 0
-              ? "SELECT ? AS resource, ? AS business_key, ? AS lock_id, ? AS expires_ms"
-              : "SELECT ?, ?, ?, ?",
-          )
-          .join(" UNION ALL ");
-        await this.pool.query(
-          `UPDATE redis_lease_mirror AS m JOIN (${expiries}) AS e
-             ON m.resource = e.resource AND m.business_key = e.business_key AND m.lock_id = e.lock_id
-           SET m.expires_at = FROM_UNIXTIME(e.expires_ms / 1000)`,
-          rows.flatMap((u) => [u.resource, u.businessKey, u.lockId, u.expiresAtMs]),
         );
       }
       for (const rows of chunks(deletes)) {
@@ -307,17 +287,8 @@ export class LeaseMirror {
     for (const [id, upsert] of taken.upserts) {
       // Ended before the next batch: nothing left to hold back.
       if (upsert.expiresAtMs < horizon) continue;
-      const newer = this.upserts.get(id);
-      if (newer) {
-        // A renewal recorded in flight knows no fence (it thought the grant written); the
-        // refused grant of the same lease supplies it. A new lease's row stands as it is.
-        if (newer.fence === "" && newer.lockId === upsert.lockId) {
-          this.upserts.set(id, { ...newer, fence: upsert.fence });
-        }
-        continue;
-      }
-      // Ended in flight: its delete is already buffered.
-      if (this.deletes.has(id)) continue;
+      // Renewed, replaced or ended in flight: the newer change stands for the key.
+      if (this.upserts.has(id) || this.deletes.has(id)) continue;
       if (this.upserts.size + this.deletes.size >= this.options.maxPending) {
         dropped += 1;
         continue;

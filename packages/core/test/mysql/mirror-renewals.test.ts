@@ -4,8 +4,9 @@ import { LeaseMirror } from "../../src/tier/lease-mirror.js";
 import { holder, uniqueResource } from "../support/ids.js";
 import { openMysqlTarget, type MysqlTarget } from "./mysql-target.js";
 
-// The lease mirror writes a flush's renewals of already mirrored leases in one statement
-// (docs/decisions/0201), against a real MariaDB.
+// The lease mirror writes a flush's renewals in one statement (docs/decisions/0201), never over
+// a later lease's row, and writes the row of a lease whose grant it never wrote
+// (docs/decisions/0221), against a real MariaDB.
 
 let target: MysqlTarget;
 
@@ -17,8 +18,11 @@ afterAll(async () => {
 });
 
 const lockIdOf = (key: string) => `L${key}`.padEnd(22, "x");
+const ROWS = `SELECT business_key AS k, lock_id AS l, CAST(fence AS CHAR) AS f,
+                     UNIX_TIMESTAMP(expires_at) * 1000 AS ms
+                FROM redis_lease_mirror WHERE resource = ? ORDER BY business_key`;
 
-it("writes a flush's renewals in one statement, to the rows of the same lease only", async () => {
+it("writes a flush's renewals in one statement, never over a later lease's row", async () => {
   const resource = uniqueResource();
   let statements = 0;
   // The real pool, counting the statements the mirror sends through it.
@@ -51,9 +55,10 @@ it("writes a flush's renewals in one statement, to the rows of the same lease on
   };
   for (const key of ["a", "b", "c", "taken"]) mirror.record(event("grant", key, 10_000));
   await mirror.flush();
-  // "taken" now belongs to another lease (as after a MySQL-side change): its row must stay.
+  // "taken" now belongs to the key's next lease (fence 8), which another instance granted and
+  // mirrored: its row must stay.
   await target.admin.query(
-    "UPDATE redis_lease_mirror SET lock_id = ? WHERE resource = ? AND business_key = 'taken'",
+    "UPDATE redis_lease_mirror SET lock_id = ?, fence = 8 WHERE resource = ? AND business_key = 'taken'",
     [lockIdOf("other"), resource],
   );
 
@@ -64,21 +69,21 @@ it("writes a flush's renewals in one statement, to the rows of the same lease on
   await mirror.flush();
   expect(statements).toBe(1);
 
-  const [rows] = await target.admin.query(
-    "SELECT business_key AS k, lock_id AS l, UNIX_TIMESTAMP(expires_at) * 1000 AS ms FROM redis_lease_mirror WHERE resource = ? ORDER BY business_key",
-    [resource],
-  );
+  const [rows] = await target.admin.query(ROWS, [resource]);
   const byKey = new Map(
-    (rows as { k: string; l: string; ms: string }[]).map((r) => [
+    (rows as { k: string; l: string; f: string; ms: string }[]).map((r) => [
       r.k,
-      { l: r.l, ms: Number(r.ms) },
+      { l: r.l, f: r.f, ms: Number(r.ms) },
     ]),
   );
-  expect([...byKey.keys()]).toEqual(["a", "b", "c", "taken"]);
-  for (const key of ["a", "b", "c"]) {
+  // A lease whose grant this mirror never wrote (granted through an instance that stopped
+  // before its batch, or given up) gets its row from the renewal.
+  expect([...byKey.keys()]).toEqual(["a", "b", "c", "never-mirrored", "taken"]);
+  for (const key of ["a", "b", "c", "never-mirrored"]) {
     expect(byKey.get(key)?.ms).toBeCloseTo(at + 60_000, -1);
+    expect(byKey.get(key)?.f).toBe("7");
+    expect(byKey.get(key)?.l).toBe(lockIdOf(key));
   }
-  expect(byKey.get("taken")?.l).toBe(lockIdOf("other"));
-  expect(byKey.get("taken")?.ms).toBeCloseTo(at + 10_000, -1);
+  expect(byKey.get("taken")).toEqual({ l: lockIdOf("other"), f: "8", ms: at + 10_000 });
   await mirror.close();
 });

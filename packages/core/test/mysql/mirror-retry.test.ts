@@ -155,13 +155,13 @@ it("keeps a refused batch and writes it with the next one", async () => {
   await mirror.close();
 });
 
-it("gives a renewal recorded while the refused grant was in flight the grant's fence", async () => {
+it("writes a renewal recorded while the refused grant was in flight, with the lease's fence", async () => {
   const { mirror, inFlight } = openMirror();
   const lease = { resource: uniqueResource(), businessKey: "k", fence: "42" };
   mirror.record(grant(lease, 10_000));
   await tableAway();
-  // The renewal finds no buffered grant (it is in the batch), so it carries no fence: alone it
-  // would only UPDATE a row that was never written.
+  // The renewal is newer and stands for the key; it carries the lease's fence, so the next
+  // batch inserts the row the refused grant never wrote.
   inFlight(() => mirror.record(extend(lease, 90_000)));
   await expect(mirror.flush()).rejects.toMatchObject({ code: "ER_NO_SUCH_TABLE" });
 
