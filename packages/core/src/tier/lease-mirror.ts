@@ -297,7 +297,9 @@ export class LeaseMirror {
       kept += 1;
     }
     for (const [id, pending] of taken.deletes) {
-      // A new lease on the key overwrites the row; a delete recorded since is the same one.
+      // A new lease on the key overwrites the row (its fence is larger). A delete recorded
+      // since stands for the key: if it is a later lease's, the refused one's row stays until
+      // it expires, which errs on the side of "still held" like the clock margin.
       if (this.upserts.has(id) || this.deletes.has(id)) continue;
       if (this.upserts.size + this.deletes.size >= this.options.maxPending) {
         dropped += 1;
