@@ -62,7 +62,12 @@ function* chunks<T>(rows: readonly T[]): Generator<readonly T[]> {
 
 const DEFAULTS = Object.freeze({ flushIntervalMs: 200, clockMarginMs: 1_000, maxPending: 100_000 });
 
-type PendingUpsert = Upsert & { resource: string; businessKey: string };
+type PendingUpsert = Upsert & {
+  resource: string;
+  businessKey: string;
+  /** The lease was granted through this mirror's server since its last batch. */
+  grantedHere: boolean;
+};
 type PendingDelete = { resource: string; businessKey: string; lockId: string };
 
 /**
@@ -129,14 +134,18 @@ export class LeaseMirror {
         // A renewal carries its lease's fence too, so it writes the row whether or not the
         // grant's did (granted through another instance, or given up): docs/decisions/0221.
         const untilMs = event.at + event.leaseMs + (event.lockDelayMs ?? 0);
-        this.keep(id, event, event.fence ?? "0", untilMs);
+        const pending = this.upserts.get(id);
+        const grantedHere =
+          event.type === "grant" ||
+          (pending?.grantedHere === true && pending.lockId === event.lockId);
+        this.keep(id, event, event.fence ?? "0", untilMs, grantedHere);
         return;
       }
       case "force-release":
         // With a lock-delay the key stays held back for the delay from the removal.
         if (
           event.lockDelayMs &&
-          this.keep(id, event, event.fence ?? "0", event.at + event.lockDelayMs)
+          this.keep(id, event, event.fence ?? "0", event.at + event.lockDelayMs, false)
         )
           return;
         this.forget(id, event);
@@ -152,14 +161,19 @@ export class LeaseMirror {
     }
   }
 
-  /** The key is free: drops its pending row, and deletes the one written, if any. */
+  /**
+   * The key is free: drops its pending row, and deletes the lease's row unless this mirror
+   * knows none was written. A lease granted elsewhere (another instance wrote its row) is
+   * deleted too: the `DELETE` names the lockId, so it never removes another lease's row.
+   */
   private forget(
     id: string,
     event: { resource: string; businessKey: string; lockId: string },
   ): void {
-    // A lease granted and released between two flushes never reaches MySQL at all.
+    const pending = this.upserts.get(id);
     this.upserts.delete(id);
-    if (!this.mirrored.has(id)) return;
+    // A lease granted and released here between two batches never reaches MySQL at all.
+    if (pending?.grantedHere && pending.lockId === event.lockId && !this.mirrored.has(id)) return;
     this.deletes.set(id, {
       resource: event.resource,
       businessKey: event.businessKey,
@@ -176,6 +190,7 @@ export class LeaseMirror {
     event: { resource: string; businessKey: string; lockId: string },
     fence: string,
     untilMs: number,
+    grantedHere: boolean,
   ): boolean {
     const expiresAtMs = untilMs + this.options.clockMarginMs;
     if (expiresAtMs < Date.now() + this.options.flushIntervalMs) return false;
@@ -190,6 +205,7 @@ export class LeaseMirror {
       lockId: event.lockId,
       fence,
       expiresAtMs,
+      grantedHere,
     });
     return true;
   }

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import type { StoreEvent } from "../../src/events/store-event.js";
 import { LeaseMirror } from "../../src/tier/lease-mirror.js";
 import { holder, uniqueResource } from "../support/ids.js";
+import { countingPool } from "./mirror-events.js";
 import { openMysqlTarget, type MysqlTarget } from "./mysql-target.js";
 
 // The lease mirror writes a flush's renewals in one statement (docs/decisions/0201), never over
@@ -24,18 +25,8 @@ const ROWS = `SELECT business_key AS k, lock_id AS l, CAST(fence AS CHAR) AS f,
 
 it("writes a flush's renewals in one statement, never over a later lease's row", async () => {
   const resource = uniqueResource();
-  let statements = 0;
-  // The real pool, counting the statements the mirror sends through it.
-  const counted = new Proxy(target.admin, {
-    get(pool, property, receiver) {
-      if (property !== "query") return Reflect.get(pool, property, receiver) as unknown;
-      return (sql: string, values: unknown[]): Promise<unknown> => {
-        statements += 1;
-        return pool.query(sql, values);
-      };
-    },
-  });
-  const mirror = new LeaseMirror(counted, { clockMarginMs: 0 });
+  const counted = countingPool(target.admin);
+  const mirror = new LeaseMirror(counted.pool, { clockMarginMs: 0 });
   const at = Date.now();
   const event = (type: "grant" | "extend", businessKey: string, leaseMs: number): StoreEvent => {
     const lease = {
@@ -62,12 +53,12 @@ it("writes a flush's renewals in one statement, never over a later lease's row",
     [lockIdOf("other"), resource],
   );
 
-  statements = 0;
+  const before = counted.statements();
   for (const key of ["a", "b", "c", "taken", "never-mirrored"]) {
     mirror.record(event("extend", key, 60_000));
   }
   await mirror.flush();
-  expect(statements).toBe(1);
+  expect(counted.statements() - before).toBe(1);
 
   const [rows] = await target.admin.query(ROWS, [resource]);
   const byKey = new Map(

@@ -1,11 +1,11 @@
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
-import type { StoreEvent } from "../../src/events/store-event.js";
 import {
   LeaseMirror,
   type MirrorBatchReport,
   type LeaseMirrorOptions,
 } from "../../src/tier/lease-mirror.js";
-import { holder, uniqueResource } from "../support/ids.js";
+import { uniqueResource } from "../support/ids.js";
+import { extend, grant, lockIdOf, mirrorRowOf, release } from "./mirror-events.js";
 import { openMysqlTarget, type MysqlTarget } from "./mysql-target.js";
 
 // A batch of the lease mirror that MySQL refuses is kept and written by the next one, under
@@ -24,6 +24,9 @@ afterEach(async () => {
   await tableBack();
 });
 
+const rowOf = (resource: string, businessKey: string) =>
+  mirrorRowOf(target.admin, resource, businessKey);
+
 async function tableAway(): Promise<void> {
   await target.admin.query("RENAME TABLE redis_lease_mirror TO redis_lease_mirror_away");
 }
@@ -31,49 +34,6 @@ async function tableBack(): Promise<void> {
   const [rows] = await target.admin.query("SHOW TABLES LIKE 'redis_lease_mirror_away'");
   if ((rows as unknown[]).length === 0) return;
   await target.admin.query("RENAME TABLE redis_lease_mirror_away TO redis_lease_mirror");
-}
-
-const lockIdOf = (key: string, lease = 1) => `L${key}${lease}`.padEnd(22, "x");
-
-interface Lease {
-  readonly resource: string;
-  readonly businessKey: string;
-  /** Which lease on the key (a new grant is a new lease). */
-  readonly lease?: number;
-  readonly fence?: string;
-}
-
-/** What every event of a lease on the Redis tier carries. */
-function factsOf(lease: Lease, at: number) {
-  return {
-    tier: "redis" as const,
-    resource: lease.resource,
-    businessKey: lease.businessKey,
-    at,
-    lockId: lockIdOf(lease.businessKey, lease.lease),
-    fence: lease.fence ?? "7",
-    holder: holder(),
-    grantedAt: at,
-  };
-}
-
-function grant(lease: Lease, leaseMs: number, at = Date.now()): StoreEvent {
-  return { type: "grant", ...factsOf(lease, at), leaseMs, reentry: 1, renewals: 0 };
-}
-
-function extend(lease: Lease, leaseMs: number): StoreEvent {
-  const at = Date.now();
-  return { type: "extend", ...factsOf(lease, at), leaseMs, expiresAt: at + leaseMs, renewals: 1 };
-}
-
-function release(lease: Lease): StoreEvent {
-  return {
-    type: "release",
-    ...factsOf(lease, Date.now()),
-    renewals: 0,
-    released: true,
-    reentry: 0,
-  };
 }
 
 /**
@@ -104,20 +64,6 @@ function openMirror(options: LeaseMirrorOptions = {}) {
       during = hook;
     },
   };
-}
-
-async function rowOf(
-  resource: string,
-  businessKey: string,
-): Promise<{ lockId: string; fence: string; expiresAtMs: number } | null> {
-  const [rows] = await target.admin.query(
-    `SELECT lock_id AS lockId, CAST(fence AS CHAR) AS fence,
-            UNIX_TIMESTAMP(expires_at) * 1000 AS ms
-       FROM redis_lease_mirror WHERE resource = ? AND business_key = ?`,
-    [resource, businessKey],
-  );
-  const row = (rows as { lockId: string; fence: string; ms: string }[])[0];
-  return row ? { lockId: row.lockId, fence: row.fence, expiresAtMs: Number(row.ms) } : null;
 }
 
 it("keeps a refused batch and writes it with the next one", async () => {
