@@ -32,7 +32,7 @@ export {
   type TestDatabase,
 } from "./mariadb/create-test-database.js";
 export { mysqlUrlFromEnv, redisUrlFromEnv } from "./env-urls.js";
-export { freePort } from "./net/free-port.js";
+export { fetchAllows, freePort } from "./net/free-port.js";
 export { startRoundRobinProxy, type RoundRobinProxy } from "./net/round-robin-proxy.js";
 export { listStartedPids, stopAllStarted } from "./process/stop-all-started.js";
 export { reapOrphans } from "./process/reap-orphans.js";

@@ -8,6 +8,16 @@ const LOWEST_PORT = 10_000;
 /** Redis cluster listens on `port + 10000` for its bus. */
 export const CLUSTER_BUS_OFFSET = 10_000;
 const ATTEMPTS = 100;
+/**
+ * Ports at or above {@link LOWEST_PORT} that `fetch` refuses to connect to (the WHATWG fetch
+ * "bad port" list; undici throws "bad port"): a test server there cannot be called over HTTP.
+ */
+const FETCH_BLOCKED_PORTS: ReadonlySet<number> = new Set([10_080]);
+
+/** Whether `fetch` (and so every HTTP client built on it) may connect to `port`. */
+export function fetchAllows(port: number): boolean {
+  return !FETCH_BLOCKED_PORTS.has(port);
+}
 
 /**
  * First port of the kernel's ephemeral range (the local ports of outgoing connections).
@@ -41,7 +51,7 @@ async function pickPort(span: number, offsets: readonly number[]): Promise<numbe
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const port = randomInt(LOWEST_PORT, LOWEST_PORT + span);
     const ports = offsets.map((offset) => port + offset);
-    if (ports.some((p) => reservedPorts.has(p))) continue;
+    if (ports.some((p) => reservedPorts.has(p) || !fetchAllows(p))) continue;
     if (!(await Promise.all(ports.map(isPortFree))).every(Boolean)) continue;
     // Reserved for this process's lifetime so parallel starts never pick it twice.
     for (const p of ports) reservedPorts.add(p);
