@@ -110,3 +110,29 @@ export function callScript(
   if (client instanceof Redis) writeTogetherThisTurn(client.stream);
   return command.call(client, ...keys, ...args);
 }
+
+/**
+ * A script call and a `WAIT replicas timeoutMs` in one pipeline, so the `WAIT` runs on the
+ * node that just ran the script (a cluster routes the pipeline by the script's keys).
+ * Resolves with the script's reply and how many replicas acknowledged it; a script error
+ * rejects.
+ */
+export async function callScriptThenWait(
+  client: RedisClient,
+  script: scripts.LuaScript,
+  keys: readonly string[],
+  args: readonly (string | number)[],
+  replicas: number,
+  timeoutMs: number,
+): Promise<{ reply: unknown; acknowledged: number }> {
+  const pipeline = client.pipeline();
+  const command = (pipeline as unknown as Record<string, (...a: (string | number)[]) => unknown>)[
+    script.command
+  ];
+  if (!command) throw new Error(`Lua command ${script.command} is not registered`);
+  command.call(pipeline, ...keys, ...args);
+  pipeline.wait(replicas, timeoutMs);
+  const [ran, waited] = (await pipeline.exec()) ?? [];
+  if (ran?.[0]) throw ran[0];
+  return { reply: ran?.[1], acknowledged: Number(waited?.[1] ?? 0) };
+}

@@ -3,6 +3,7 @@ import {
   LIMITS,
   validateHolder,
   validateLeaseMs,
+  validateWaitReplicas,
   validateLockKey,
   validatePageSize,
   validateResource,
@@ -35,6 +36,12 @@ export interface RwAcquireInput extends LockKey {
    * attempt, in ms (1..`LIMITS.maxLeaseMs`). @defaultValue {@link RW_DEFAULTS.intentMs}
    */
   readonly intentMs?: number;
+  /**
+   * Replicas that must acknowledge the grant (Redis `WAIT`) before it counts; a grant
+   * that is not acknowledged in time is undone and the acquire fails with
+   * `ReplicationTimeoutError`. Ignored by tiers without replicas. @defaultValue 0
+   */
+  readonly waitReplicas?: number;
 }
 
 /** Defaults of the read-write lock inputs. */
@@ -274,6 +281,7 @@ export interface CheckedRwAcquire {
   readonly leaseMs: number;
   readonly writerPreference: boolean;
   readonly intentMs: number;
+  readonly waitReplicas: number;
 }
 
 /** Validates an acquire input (every field, before anything is written). */
@@ -297,7 +305,8 @@ export function checkRwAcquire(input: RwAcquireInput): CheckedRwAcquire {
   ) {
     throw new InvalidArgumentError("intentMs", `must be an integer in 1..${LIMITS.maxLeaseMs}`);
   }
-  return { key, holder, leaseMs, writerPreference, intentMs };
+  const waitReplicas = validateWaitReplicas(input.waitReplicas);
+  return { key, holder, leaseMs, writerPreference, intentMs, waitReplicas };
 }
 
 /** The error for a holder that asks for one mode while it holds the key in the other. */

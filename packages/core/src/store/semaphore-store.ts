@@ -2,6 +2,7 @@ import {
   InvalidArgumentError,
   validateHolder,
   validateLeaseMs,
+  validateWaitReplicas,
   validateLockId,
   validateLockKey,
   type Holder,
@@ -38,6 +39,12 @@ export interface SemaphoreAcquireInput extends LockKey {
    * @defaultValue 0
    */
   readonly heldElsewhere?: number;
+  /**
+   * Replicas that must acknowledge the grant (Redis `WAIT`) before it counts; a grant
+   * that is not acknowledged in time is undone and the acquire fails with
+   * `ReplicationTimeoutError`. Ignored by tiers without replicas. @defaultValue 0
+   */
+  readonly waitReplicas?: number;
 }
 
 /** One live permit grant as a store sees it. `fence` is null only on the local tier. */
@@ -183,6 +190,7 @@ export interface CheckedSemaphoreAcquire {
   readonly totalPermits: number;
   readonly fair: FairWait | undefined;
   readonly heldElsewhere: number;
+  readonly waitReplicas: number;
 }
 
 /** Checks the total: an integer in 1..`SEMAPHORE_LIMITS.maxTotalPermits`. */
@@ -227,7 +235,8 @@ export function checkSemaphoreAcquire(input: SemaphoreAcquireInput): CheckedSema
   if (!Number.isInteger(heldElsewhere) || heldElsewhere < 0) {
     throw new InvalidArgumentError("heldElsewhere", "must be a non-negative integer");
   }
-  return { key, holder, leaseMs, permits, totalPermits, fair, heldElsewhere };
+  const waitReplicas = validateWaitReplicas(input.waitReplicas);
+  return { key, holder, leaseMs, permits, totalPermits, fair, heldElsewhere, waitReplicas };
 }
 
 /** Checks a key and a lockId, returning the canonical key. */

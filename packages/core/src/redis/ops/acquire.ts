@@ -21,6 +21,7 @@ import {
 } from "../../store/lock-store.js";
 import { withTimeout } from "../../store/with-timeout.js";
 import { acquireLock, acquirePlain, type LuaScript } from "../generated/lua-scripts.js";
+import { callScriptThenWait } from "../redis-connection.js";
 import { rebindNodeOf } from "../redis-store-base.js";
 import { ScriptBatcher } from "../script-batch.js";
 import { ReplyCode, UnexpectedReplyError, int, replyParts, str } from "../reply-code.js";
@@ -266,20 +267,16 @@ async function sendWithWait(
   waitReplicas: number,
   timeoutMs: number,
 ): Promise<{ reply: AcquireReply; acknowledged: number }> {
-  // Cluster routes the pipeline by its keys.
-  const pipeline = ctx.client.pipeline();
-  (pipeline as unknown as Record<string, (...a: unknown[]) => unknown>)[script.command]!(
-    ...redisKeys,
-    ...args,
+  const sent = callScriptThenWait(
+    ctx.client,
+    script,
+    redisKeys,
+    args,
+    waitReplicas,
+    ctx.waitReplicasTimeoutMs,
   );
-  pipeline.wait(waitReplicas, ctx.waitReplicasTimeoutMs);
-  const results = await withTimeout(pipeline.exec(), timeoutMs);
-  const [acquired, waited] = results ?? [];
-  if (acquired?.[0]) throw acquired[0];
-  return {
-    reply: parseFor(script, acquired?.[1], lockId, leaseMs),
-    acknowledged: Number(waited?.[1] ?? 0),
-  };
+  const { reply, acknowledged } = await withTimeout(sent, timeoutMs);
+  return { reply: parseFor(script, reply, lockId, leaseMs), acknowledged };
 }
 
 function parseFor(script: LuaScript, raw: unknown, lockId: string, leaseMs: number): AcquireReply {

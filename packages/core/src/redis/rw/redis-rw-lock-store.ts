@@ -4,6 +4,7 @@ import {
   LIMITS,
   LockUnavailableError,
   NotHolderError,
+  ReplicationTimeoutError,
   newLockId,
   validateLeaseMs,
   validateLockId,
@@ -43,7 +44,7 @@ import {
 } from "../generated/lua-scripts.js";
 import type { RedisKeys } from "../keys.js";
 import { listKeysByScan } from "../list-keys-by-scan.js";
-import { callScript, type RedisClient } from "../redis-connection.js";
+import { callScript, callScriptThenWait, type RedisClient } from "../redis-connection.js";
 import { RedisStoreBase } from "../redis-store-base.js";
 import { ScriptBatcher } from "../script-batch.js";
 import type { RedisLockStoreOptions } from "../redis-store-options.js";
@@ -148,7 +149,8 @@ export class RedisRwLockStore extends RedisStoreBase implements RwLockStore {
   }
 
   private async acquire(mode: RwMode, input: RwAcquireInput): Promise<RwAcquireResult> {
-    const { key, holder, leaseMs, writerPreference, intentMs } = checkRwAcquire(input);
+    const { key, holder, leaseMs, writerPreference, intentMs, waitReplicas } =
+      checkRwAcquire(input);
     await this.binder.ensureStarted();
     const lockId = newLockId();
     const redisKeys = rwKeys(this.keys, key);
@@ -169,11 +171,27 @@ export class RedisRwLockStore extends RedisStoreBase implements RwLockStore {
         RW_RETAIN_MS,
       ];
       let raw: unknown;
+      let acknowledged = 0;
       try {
-        raw = await withTimeout(
-          ScriptBatcher.send(this.acquires, this.client, rwAcquire, redisKeys, args),
-          this.caller.timeoutFor(leaseMs),
-        );
+        if (waitReplicas === 0) {
+          raw = await withTimeout(
+            ScriptBatcher.send(this.acquires, this.client, rwAcquire, redisKeys, args),
+            this.caller.timeoutFor(leaseMs),
+          );
+        } else {
+          // Alone, not in the turn's batch: the WAIT must follow this grant's own script.
+          ({ reply: raw, acknowledged } = await withTimeout(
+            callScriptThenWait(
+              this.client,
+              rwAcquire,
+              redisKeys,
+              args,
+              waitReplicas,
+              this.options.waitReplicasTimeoutMs,
+            ),
+            this.caller.timeoutFor(leaseMs) + this.options.waitReplicasTimeoutMs,
+          ));
+        }
       } catch (error) {
         throw this.caller.failure("acquire", key, lockId, error, leaseMs);
       }
@@ -181,6 +199,10 @@ export class RedisRwLockStore extends RedisStoreBase implements RwLockStore {
       switch (reply[0]) {
         case 1: {
           const [, id, fence, reentry, expiresAt, nowMs, grantedAt, renewals] = reply as number[];
+          if (acknowledged < waitReplicas) {
+            await this.undoUnacknowledged(key, String(id), Number(reentry));
+            throw new ReplicationTimeoutError(waitReplicas, acknowledged);
+          }
           return {
             granted: true,
             reentered: Number(reentry) > 1,
@@ -342,6 +364,15 @@ export class RedisRwLockStore extends RedisStoreBase implements RwLockStore {
       (raw) => replyArray("rwWithdrawIntent-1", raw),
     );
     return reply[0] === 1;
+  }
+
+  /**
+   * Takes back a grant too few replicas acknowledged (a failover now could lose it): a
+   * re-entry gives back only its own entry, a first grant goes.
+   */
+  private async undoUnacknowledged(key: LockKey, lockId: string, reentry: number): Promise<void> {
+    if (reentry > 1) await this.release({ ...key, lockId });
+    else await this.remove(key, lockId, this.options.commandTimeoutMs);
   }
 
   private async remove(key: LockKey, lockId: string, timeoutMs: number): Promise<RwLeaseView[]> {

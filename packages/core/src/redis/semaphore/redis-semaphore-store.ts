@@ -4,6 +4,7 @@ import {
   LIMITS,
   LockUnavailableError,
   NotHolderError,
+  ReplicationTimeoutError,
   newLockId,
   validateLeaseMs,
   validateLockId,
@@ -40,7 +41,7 @@ import {
   semaphoreRelease,
 } from "../generated/lua-scripts.js";
 import { listKeysByScan } from "../list-keys-by-scan.js";
-import { callScript, type RedisClient } from "../redis-connection.js";
+import { callScript, callScriptThenWait, type RedisClient } from "../redis-connection.js";
 import { RedisStoreBase } from "../redis-store-base.js";
 import { ScriptBatcher } from "../script-batch.js";
 import type { RedisLockStoreOptions } from "../redis-store-options.js";
@@ -100,7 +101,8 @@ export class RedisSemaphoreStore extends RedisStoreBase implements SemaphoreStor
 
   async acquire(input: SemaphoreAcquireInput): Promise<PermitResult> {
     const checked = checkSemaphoreAcquire(input);
-    const { key, holder, leaseMs, permits, totalPermits, fair, heldElsewhere } = checked;
+    const { key, holder, leaseMs, permits, totalPermits, fair, heldElsewhere, waitReplicas } =
+      checked;
     if (!this.binder.ready) await this.binder.ensureStarted();
     const lockId = newLockId();
     // A plain acquire ignores the key's fair queue, so it runs the lean script without the
@@ -109,7 +111,8 @@ export class RedisSemaphoreStore extends RedisStoreBase implements SemaphoreStor
     const redisKeys = fair
       ? this.semaphoreKeys.forAcquire(key)
       : this.semaphoreKeys.forPlainAcquire(key);
-    const timeoutMs = this.caller.timeoutFor(leaseMs);
+    const timeoutMs =
+      this.caller.timeoutFor(leaseMs) + (waitReplicas > 0 ? this.options.waitReplicasTimeoutMs : 0);
     for (let attempt = 0; attempt < 3; attempt += 1) {
       const args: (string | number)[] = [
         lockId,
@@ -129,21 +132,44 @@ export class RedisSemaphoreStore extends RedisStoreBase implements SemaphoreStor
         args.push(SEMAPHORE_LIMITS.maxTotalPermits);
       }
       let reply: unknown[];
+      let acknowledged = 0;
       try {
-        reply = replyArray(
-          script === semaphoreAcquire ? "semaphoreAcquire" : "semaphoreAcquirePlain",
-          await withTimeout(
+        let raw: unknown;
+        if (waitReplicas === 0) {
+          raw = await withTimeout(
             fair
               ? callScript(this.client, script, redisKeys, args)
               : ScriptBatcher.send(this.plainAcquires, this.client, script, redisKeys, args),
             timeoutMs,
-          ),
+          );
+        } else {
+          // Alone, not in the turn's batch: the WAIT must follow this grant's own script.
+          ({ reply: raw, acknowledged } = await withTimeout(
+            callScriptThenWait(
+              this.client,
+              script,
+              redisKeys,
+              args,
+              waitReplicas,
+              this.options.waitReplicasTimeoutMs,
+            ),
+            timeoutMs,
+          ));
+        }
+        reply = replyArray(
+          script === semaphoreAcquire ? "semaphoreAcquire" : "semaphoreAcquirePlain",
+          raw,
         );
       } catch (error) {
         throw this.caller.failure("acquire", key, lockId, error, leaseMs);
       }
       switch (reply[0]) {
         case Code.Ok: {
+          if (acknowledged < waitReplicas) {
+            // Too few replicas have the grant: a failover now could lose it, so it never counts.
+            await this.remove(key, lockId, this.options.commandTimeoutMs);
+            throw new ReplicationTimeoutError(waitReplicas, acknowledged);
+          }
           // Fair: { 1, lockId, fence, inUse, leaseMs, nowMs }; plain: { 1, fence, inUse, nowMs }.
           const at = fair ? 2 : 1;
           const nowMs = num(reply[fair ? 5 : 3]);

@@ -1,0 +1,148 @@
+import { startSentinelGroup, type SentinelGroup } from "@warden/testkit";
+import { afterAll, beforeAll, expect, test } from "vitest";
+import {
+  InvalidArgumentError,
+  ReplicationTimeoutError,
+  RedisRwLockStore,
+  RedisSemaphoreStore,
+  type RedisLockStore,
+} from "../../src/index.js";
+import { eventually } from "../support/eventually.js";
+import { holder, uniqueResource } from "../support/ids.js";
+import { openRedisStore } from "../support/redis-target.js";
+
+// `waitReplicas` on permits and read-write grants (decision 0222): the grant's own script and
+// a WAIT in one pipeline; a grant too few replicas acknowledged is taken back.
+
+let group: SentinelGroup;
+let mutex: RedisLockStore;
+let semaphores: RedisSemaphoreStore;
+let rw: RedisRwLockStore;
+
+beforeAll(async () => {
+  group = await startSentinelGroup();
+  const topology = {
+    mode: "sentinel" as const,
+    sentinels: group.sentinels,
+    masterName: group.masterName,
+  };
+  const opened = await openRedisStore(topology);
+  mutex = opened.store;
+  semaphores = await RedisSemaphoreStore.open({ topology, epochSource: opened.epochSource });
+  rw = await RedisRwLockStore.open({ topology, epochSource: opened.epochSource });
+});
+
+afterAll(async () => {
+  await semaphores?.close();
+  await rw?.close();
+  await mutex?.close();
+  await group?.stop();
+});
+
+/** Runs `body` with every replica of the current master stopped (SIGSTOP), then resumes them. */
+async function withReplicasPaused<T>(body: () => Promise<T>): Promise<T> {
+  const master = await group.currentMaster();
+  const replicas = group.nodes.filter((node) => node !== master);
+  replicas.forEach((replica) => replica.pause());
+  try {
+    return await body();
+  } finally {
+    replicas.forEach((replica) => replica.resume());
+  }
+}
+
+function permit(resource: string, businessKey: string, name: string, waitReplicas: number) {
+  return {
+    resource,
+    businessKey,
+    holder: holder(name),
+    leaseMs: 30_000,
+    totalPermits: 1,
+    waitReplicas,
+  };
+}
+
+function rwInput(resource: string, businessKey: string, name: string, waitReplicas: number) {
+  return { resource, businessKey, holder: holder(name), leaseMs: 30_000, waitReplicas };
+}
+
+test("with the replicas paused, a permit that needs them is taken back and reported", async () => {
+  const resource = uniqueResource();
+  const outcome = await withReplicasPaused(() =>
+    semaphores.acquire(permit(resource, "k", "payer", 2)).catch((e: unknown) => e),
+  );
+  expect(outcome).toBeInstanceOf(ReplicationTimeoutError);
+  expect((outcome as ReplicationTimeoutError).required).toBe(2);
+  expect((outcome as ReplicationTimeoutError).acknowledged).toBeLessThan(2);
+  const view = await semaphores.inspect({ resource, businessKey: "k" });
+  expect(view.holders).toEqual([]);
+  expect(view.inUse).toBe(0);
+  // The key's one permit is free for the next caller.
+  const next = await semaphores.acquire(permit(resource, "k", "other", 2));
+  expect(next.granted).toBe(true);
+});
+
+test("with the replicas paused, a read or write grant that needs them is taken back", async () => {
+  const resource = uniqueResource();
+  const [write, read] = await withReplicasPaused(() =>
+    Promise.all([
+      rw.acquireWrite(rwInput(resource, "w", "writer", 1)).catch((e: unknown) => e),
+      rw.acquireRead(rwInput(resource, "r", "reader", 1)).catch((e: unknown) => e),
+    ]),
+  );
+  expect(write).toBeInstanceOf(ReplicationTimeoutError);
+  expect(read).toBeInstanceOf(ReplicationTimeoutError);
+  // Nothing live on either key.
+  expect(await rw.inspect({ resource, businessKey: "w" })).toBeNull();
+  expect(await rw.inspect({ resource, businessKey: "r" })).toBeNull();
+  expect((await rw.acquireWrite(rwInput(resource, "r", "other", 2))).granted).toBe(true);
+});
+
+test("an unacknowledged re-entry gives back only its own entry", async () => {
+  const resource = uniqueResource();
+  const first = await rw.acquireRead(rwInput(resource, "k", "reader", 2));
+  if (!first.granted) throw new Error("the first read was refused");
+  const again = await withReplicasPaused(() =>
+    rw.acquireRead(rwInput(resource, "k", "reader", 2)).catch((e: unknown) => e),
+  );
+  expect(again).toBeInstanceOf(ReplicationTimeoutError);
+  const view = await rw.inspect({ resource, businessKey: "k" });
+  expect(view?.readers.map((r) => [r.lockId, r.reentry])).toEqual([[first.lockId, 1]]);
+  const released = await rw.release({ resource, businessKey: "k", lockId: first.lockId });
+  expect(released).toMatchObject({ released: true, reentry: 0 });
+});
+
+test("acknowledged permits and grants are granted and outlive a failover", async () => {
+  const resource = uniqueResource();
+  const held = await semaphores.acquire(permit(resource, "permit", "payer", 2));
+  const written = await rw.acquireWrite(rwInput(resource, "rw", "writer", 2));
+  if (!held.granted || !written.granted) throw new Error("refused before the failover");
+
+  await group.failover({ how: "kill" });
+
+  // The promoted replica had both: the key's one permit and the write grant are still taken.
+  const refused = await eventually(async () =>
+    semaphores.acquire(permit(resource, "permit", "other", 0)),
+  );
+  expect(refused.granted).toBe(false);
+  expect((await semaphores.inspect({ resource, businessKey: "permit" })).holders).toEqual([
+    expect.objectContaining({ lockId: held.lockId }),
+  ]);
+  const blocked = await rw.acquireRead(rwInput(resource, "rw", "reader", 0));
+  expect(blocked.granted).toBe(false);
+  expect((await rw.inspect({ resource, businessKey: "rw" }))?.writer?.lockId).toBe(written.lockId);
+});
+
+test("a bad waitReplicas is refused before anything is sent", async () => {
+  const resource = uniqueResource();
+  for (const waitReplicas of [-1, 1.5, 17]) {
+    await expect(semaphores.acquire(permit(resource, "k", "a", waitReplicas))).rejects.toThrow(
+      InvalidArgumentError,
+    );
+    await expect(rw.acquireWrite(rwInput(resource, "k", "a", waitReplicas))).rejects.toThrow(
+      InvalidArgumentError,
+    );
+  }
+  expect((await semaphores.inspect({ resource, businessKey: "k" })).holders).toEqual([]);
+  expect(await rw.inspect({ resource, businessKey: "k" })).toBeNull();
+});
