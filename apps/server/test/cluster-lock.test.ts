@@ -46,7 +46,10 @@ function client(clientId: string): TRPCClient<AppRouter> {
   });
 }
 
-async function registerResource(fair = false): Promise<string> {
+async function registerResource(
+  fair = false,
+  more: { kind?: "mutex" | "semaphore" | "rwlock"; permits?: number; waitReplicas?: number } = {},
+): Promise<string> {
   const name = `cluster:${uid()}`;
   await client("admin").resource.create.mutate({
     name,
@@ -59,6 +62,7 @@ async function registerResource(fair = false): Promise<string> {
     fair,
     waitReplicas: 0,
     description: "cluster test",
+    ...more,
   });
   return name;
 }
@@ -190,6 +194,49 @@ describe("the server on a 6-node Redis Cluster", () => {
     // Woken by the release, not by the 5 s lease running out.
     expect(performance.now() - releasedAt).toBeLessThan(4_000);
     expect(BigInt(woken.fence!)).toBeGreaterThan(BigInt(holder.fence!));
+  });
+
+  it("a grant of any kind waits for its master's replica: granted with 1, undone with 2", async () => {
+    const c = client("replicas");
+    const keys = Array.from({ length: 6 }, (_, i) => `k-${i}-${uid()}`);
+    // Each master has one replica: every grant of these resources is acknowledged.
+    const mutex = await registerResource(false, { waitReplicas: 1 });
+    const semaphore = await registerResource(false, {
+      kind: "semaphore",
+      permits: 1,
+      waitReplicas: 1,
+    });
+    const rwlock = await registerResource(false, { kind: "rwlock", waitReplicas: 1 });
+    for (const businessKey of keys) {
+      expect(
+        await c.lock.acquire.mutate({ resource: mutex, businessKey, ownerId: "o" }),
+      ).toMatchObject({ granted: true });
+      expect(
+        await c.semaphore.acquire.mutate({ resource: semaphore, businessKey, ownerId: "o" }),
+      ).toMatchObject({ granted: true });
+      expect(
+        await c.rwlock.acquireWrite.mutate({ resource: rwlock, businessKey, ownerId: "o" }),
+      ).toMatchObject({ granted: true });
+    }
+    // Two replicas are never there: the grant is undone and the key stays free.
+    const strict = await registerResource(false, {
+      kind: "semaphore",
+      permits: 1,
+      waitReplicas: 2,
+    });
+    const refused = await c.semaphore.acquire
+      .mutate({ resource: strict, businessKey: keys[0]!, ownerId: "o" })
+      .then(
+        () => expect.fail("expected REPLICATION_TIMEOUT"),
+        (error: { data?: { wardenCode?: unknown; details?: unknown } }) => error.data,
+      );
+    expect(refused).toMatchObject({
+      wardenCode: "REPLICATION_TIMEOUT",
+      details: { required: 2, acknowledged: 1 },
+    });
+    expect(
+      await c.semaphore.inspect.query({ resource: strict, businessKey: keys[0]! }),
+    ).toMatchObject({ inUse: 0 });
   });
 
   it(

@@ -325,38 +325,27 @@ describe("rwlock router", () => {
       }),
     ).toMatchObject({ kind: "rwlock", lockDelayMs: 0, releaseOnDisconnectMs: null });
 
-    // Waiting for Redis replicas (WAIT) acts on mutex grants only: refused on a semaphore and an
-    // rwlock, on create and on update, with nothing written; 0 passes (decision 0219).
+    // Waiting for Redis replicas (WAIT) applies to every kind (decision 0222): accepted on a
+    // semaphore and an rwlock, on create and on update (what it does: wait-replicas-policy).
     const replicated = `sem:${uid()}`;
-    const withReplicas = await expectCode(
-      a.resource.create({
+    expect(
+      await a.resource.create({
         ...POLICY,
         name: replicated,
         kind: "semaphore",
         permits: 2,
         waitReplicas: 1,
       }),
-      "BAD_REQUEST",
-    );
-    expect(withReplicas.cause).toMatchObject({ code: "INVALID_ARGUMENT", field: "waitReplicas" });
-    expect(await h.prisma.resource.findUnique({ where: { name: replicated } })).toBeNull();
-    const replicasPatch = await expectCode(
-      a.resource.update({ name: rw, patch: { waitReplicas: 2, description: "changed" } }),
-      "BAD_REQUEST",
-    );
-    expect(replicasPatch.cause).toMatchObject({ code: "INVALID_ARGUMENT", field: "waitReplicas" });
-    expect(await a.resource.get({ name: rw })).toMatchObject({
-      waitReplicas: 0,
-      description: POLICY.description,
-    });
-    expect(await a.resource.update({ name: rw, patch: { waitReplicas: 0 } })).toMatchObject({
-      kind: "rwlock",
-      waitReplicas: 0,
-    });
-    const mutexReplicas = `res:${uid()}`;
+    ).toMatchObject({ kind: "semaphore", waitReplicas: 1 });
     expect(
-      await a.resource.create({ ...POLICY, name: mutexReplicas, waitReplicas: 1 }),
-    ).toMatchObject({ kind: "mutex", waitReplicas: 1 });
+      await a.resource.update({ name: rw, patch: { waitReplicas: 2, description: "changed" } }),
+    ).toMatchObject({ kind: "rwlock", waitReplicas: 2, description: "changed" });
+    expect(
+      await a.resource.update({
+        name: rw,
+        patch: { waitReplicas: 0, description: POLICY.description },
+      }),
+    ).toMatchObject({ kind: "rwlock", waitReplicas: 0 });
 
     // FIFO order has no queue to act on in a read-write lock: fair is refused, on create and
     // on update, with nothing written; false passes.

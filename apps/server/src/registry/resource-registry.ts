@@ -267,18 +267,17 @@ function checkKindAndPermits(
   }
 }
 
-// Lock-delay (docs/decisions/0175), liveness-bound release (docs/decisions/0150) and waiting
-// for Redis replicas (`WAIT`, decision 0090) act on mutex leases only: on a semaphore or a
-// read-write lock the value would be stored and never applied, so a value that asks for one
-// is refused (docs/decisions/0185, 0219). The defaults (0 and null) pass, so forms that
-// always send every field keep working.
+// Lock-delay (docs/decisions/0175) and liveness-bound release (docs/decisions/0150) act on
+// mutex leases only: on a semaphore or a read-write lock the value would be stored and never
+// applied, so a value that asks for one is refused (docs/decisions/0185). The defaults (0 and
+// null) pass, so forms that always send every field keep working. Waiting for Redis replicas
+// (`waitReplicas`) applies to every kind (docs/decisions/0222).
 function checkMutexOnly(
   kind: ResourceKind,
   policy: {
     lockDelayMs?: number;
     releaseOnDisconnectMs?: number | null;
     fair?: boolean;
-    waitReplicas?: number;
   },
 ): void {
   // FIFO order is a queue in the mutex and semaphore stores; read-write locks have none
@@ -301,12 +300,6 @@ function checkMutexOnly(
     throw new InvalidArgumentError(
       "releaseOnDisconnectMs",
       `release on disconnect applies to mutex resources only; a ${kind} resource's grants end at their lease`,
-    );
-  }
-  if (policy.waitReplicas !== undefined && policy.waitReplicas > 0) {
-    throw new InvalidArgumentError(
-      "waitReplicas",
-      `waiting for Redis replicas applies to mutex resources only; a ${kind} resource takes 0`,
     );
   }
 }

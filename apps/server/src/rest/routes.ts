@@ -227,6 +227,7 @@ function rwAcquireRoutes(mode: "read" | "write"): Route[] {
         "WAIT_CANCELLED",
         "LOCK_UNAVAILABLE",
         "OUTCOME_UNKNOWN",
+        "REPLICATION_TIMEOUT",
       ],
       run: (call) =>
         rwLocksOf(call).acquire(
@@ -252,7 +253,7 @@ function rwAcquireRoutes(mode: "read" | "write"): Route[] {
         schema: rwAcquireReplySchema,
         description: "granted (`granted: true`), or refused (`granted: false`)",
       },
-      errors: ["UNKNOWN_RESOURCE", "LOCK_UNAVAILABLE", "OUTCOME_UNKNOWN"],
+      errors: ["UNKNOWN_RESOURCE", "LOCK_UNAVAILABLE", "OUTCOME_UNKNOWN", "REPLICATION_TIMEOUT"],
       run: (call) =>
         rwLocksOf(call).acquire(
           mode,
@@ -556,6 +557,7 @@ export const ROUTES: readonly Route[] = [
       "WAIT_CANCELLED",
       "LOCK_UNAVAILABLE",
       "OUTCOME_UNKNOWN",
+      "REPLICATION_TIMEOUT",
     ],
     run: (call) =>
       semaphoresOf(call).acquire(
@@ -581,7 +583,7 @@ export const ROUTES: readonly Route[] = [
       schema: semaphoreAcquireReplySchema,
       description: "granted (`granted: true`), or refused (`granted: false`)",
     },
-    errors: ["UNKNOWN_RESOURCE", "LOCK_UNAVAILABLE", "OUTCOME_UNKNOWN"],
+    errors: ["UNKNOWN_RESOURCE", "LOCK_UNAVAILABLE", "OUTCOME_UNKNOWN", "REPLICATION_TIMEOUT"],
     run: (call) =>
       semaphoresOf(call).acquire(
         call.caller,

@@ -81,7 +81,7 @@ export const resourcePolicyFields = z.object({
   localFallback: z.enum(["deny", "allow"]),
   /** Waiters are served first come, first served. */
   fair: z.boolean(),
-  /** Redis replicas that must acknowledge each grant (WAIT); above 0 on a mutex only (decision 0219). */
+  /** Redis replicas that must acknowledge each grant (WAIT), on every kind (decision 0222). */
   waitReplicas: z.number().int().min(0).max(API_LIMITS.maxWaitReplicas),
   /** What the lock protects, for the people on call. */
   description: z.string().max(API_LIMITS.maxDescriptionChars),

@@ -236,6 +236,7 @@ export function createRwUseCases(deps: RwUseCaseDeps): RwUseCases {
       holder,
       leaseMs,
       intentMs: INTENT_MS,
+      waitReplicas: resource.waitReplicas,
     };
     const waitMs = input.waitMs ?? 0;
     // Readers follow the resource's writer preference. A writer registers its intent (which

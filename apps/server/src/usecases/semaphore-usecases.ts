@@ -261,6 +261,7 @@ export function createSemaphoreUseCases(
               permits,
               totalPermits,
               fair,
+              waitReplicas: resource.waitReplicas,
             },
             resource,
           );

@@ -113,16 +113,8 @@ export function PolicyFacts({
       {resource.kind === "rwlock" ? null : (
         <Fact name="fair" value={resource.fair ? "yes (FIFO)" : "no"} />
       )}
-      {/* A mutex's alone since decision 0219; a value stored on another kind before then shows as unused. */}
-      {resource.kind === "mutex" ? (
-        <Fact name="waitReplicas" value={resource.waitReplicas} />
-      ) : resource.waitReplicas > 0 ? (
-        <Fact
-          name="waitReplicas"
-          value={resource.waitReplicas}
-          note={`not applied: a ${resource.kind}'s grants do not wait for replicas`}
-        />
-      ) : null}
+      {/* Every kind's: a mutex's grants, a semaphore's permits and an rwlock's read and write grants wait for the replicas. */}
+      <Fact name="waitReplicas" value={resource.waitReplicas} />
     </dl>
   );
 }

@@ -214,16 +214,16 @@ export function ResourceForm({
                 >
                   <input {...text("lockDelayMs", hints.lockDelayMs, "numeric")} className="num" />
                 </Field>
-                <Field
-                  id="rf-waitReplicas"
-                  label="waitReplicas"
-                  hint={hints.waitReplicas}
-                  error={errors.waitReplicas}
-                >
-                  <input {...text("waitReplicas", hints.waitReplicas, "numeric")} className="num" />
-                </Field>
               </>
             ) : null}
+            <Field
+              id="rf-waitReplicas"
+              label="waitReplicas"
+              hint={hints.waitReplicas}
+              error={errors.waitReplicas}
+            >
+              <input {...text("waitReplicas", hints.waitReplicas, "numeric")} className="num" />
+            </Field>
             <Field id="rf-kind" label="kind" hint={hints.kind} error={errors.kind}>
               <select
                 id="rf-kind"

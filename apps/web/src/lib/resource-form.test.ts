@@ -182,7 +182,7 @@ describe("kind and permits", () => {
     expect(!many.ok && many.errors.permits).toBe("permits must be at most 10000");
   });
 
-  it("sends no lock-delay, no disconnect grace and no replicas to wait for for a semaphore or a read-write lock (the fields are a mutex's)", () => {
+  it("sends no lock-delay and no disconnect grace for a semaphore or a read-write lock (the fields are a mutex's), but the typed waitReplicas for every kind", () => {
     const typed = { lockDelayMs: "500", releaseOnDisconnectMs: "2000", waitReplicas: "2" };
     for (const kind of ["semaphore", "rwlock"] as const) {
       const created = parseCreateForm({ ...valid, ...typed, kind, permits: "3" });
@@ -192,7 +192,7 @@ describe("kind and permits", () => {
           created.input.releaseOnDisconnectMs,
           created.input.waitReplicas,
         ],
-      ).toEqual([0, null, 0]);
+      ).toEqual([0, null, 2]);
       const updated = parseUpdateForm({ ...valid, ...typed, kind, permits: "3" });
       expect(
         updated.ok && [
@@ -200,7 +200,7 @@ describe("kind and permits", () => {
           updated.input.patch.releaseOnDisconnectMs,
           updated.input.patch.waitReplicas,
         ],
-      ).toEqual([0, null, 0]);
+      ).toEqual([0, null, 2]);
     }
     const mutex = parseCreateForm({ ...valid, ...typed });
     expect(
@@ -210,6 +210,26 @@ describe("kind and permits", () => {
         mutex.input.waitReplicas,
       ],
     ).toEqual([500, 2_000, 2]);
+  });
+
+  it("edits a semaphore's or an rwlock's waitReplicas: the form shows the stored value, the patch the new one, errors on the field", () => {
+    for (const kind of ["semaphore", "rwlock"] as const) {
+      const form = formFromResource({
+        ...emptyResourcePolicy(),
+        name: "pool:workers",
+        tenantId: "ops",
+        kind,
+        permits: kind === "semaphore" ? 4 : null,
+        waitReplicas: 1,
+      });
+      expect(form.waitReplicas).toBe("1");
+      expect(parseUpdateForm({ ...form, waitReplicas: "3" })).toMatchObject({
+        ok: true,
+        input: { name: "pool:workers", patch: { kind, waitReplicas: 3 } },
+      });
+      const tooMany = parseUpdateForm({ ...form, waitReplicas: "17" });
+      expect(!tooMany.ok && Object.keys(tooMany.errors)).toEqual(["waitReplicas"]);
+    }
   });
 
   it("shows an INVALID_ARGUMENT on kind or permits from the server on that field", () => {

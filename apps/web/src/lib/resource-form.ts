@@ -120,15 +120,14 @@ function numberOrBlank(text: string, field: ResourceFormField): number | null | 
 }
 
 /**
- * The fields a mutex alone takes: the registry refuses a lock-delay, a disconnect grace or
- * replicas to wait for on a semaphore or a read-write lock (their permits and grants end at
- * their TTL, and their grants do not wait for replicas), so the form hides them for those
- * kinds.
+ * The fields a mutex alone takes: the registry refuses a lock-delay or a disconnect grace on a
+ * semaphore or a read-write lock (their permits and grants end at their TTL), so the form
+ * hides them for those kinds. `waitReplicas` is every kind's: a mutex's grants, a semaphore's
+ * permits and a read-write lock's read and write grants all wait for the replicas.
  */
 const MUTEX_ONLY_FIELDS: ReadonlySet<ResourceFormField> = new Set([
   "lockDelayMs",
   "releaseOnDisconnectMs",
-  "waitReplicas",
 ]);
 
 // Whether a field is hidden for `kind`; a hidden field sends none, so a number typed before
@@ -140,13 +139,13 @@ function hidden(field: ResourceFormField, kind: ResourceFormValues["kind"]): boo
 }
 
 function hiddenValue(field: ResourceFormField): number | null {
-  return field === "lockDelayMs" || field === "waitReplicas" ? 0 : null;
+  return field === "lockDelayMs" ? 0 : null;
 }
 
-// What the form sends. A read-write lock has no permits; only a mutex has a lock-delay, a
-// disconnect grace and replicas to wait for (hidden fields send none, see hiddenValue). A read-write lock is the only
-// kind whose writer preference is sent: the server refuses `false` on the others, and leaving
-// it out keeps their stored value.
+// What the form sends. A read-write lock has no permits; only a mutex has a lock-delay and a
+// disconnect grace (hidden fields send none, see hiddenValue); every kind sends the typed
+// waitReplicas. A read-write lock is the only kind whose writer preference is sent: the server
+// refuses `false` on the others, and leaving it out keeps their stored value.
 function policyInput(values: ResourceFormValues): Record<string, unknown> {
   const rwlock = values.kind === "rwlock";
   const numbers = Object.fromEntries(
