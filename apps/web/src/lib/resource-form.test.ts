@@ -229,6 +229,9 @@ describe("kind and permits", () => {
       });
       const tooMany = parseUpdateForm({ ...form, waitReplicas: "17" });
       expect(!tooMany.ok && Object.keys(tooMany.errors)).toEqual(["waitReplicas"]);
+      // An edit words a bad number as a registration does (its issues sit under `patch`).
+      const text = parseUpdateForm({ ...form, waitReplicas: "two" });
+      expect(!text.ok && text.errors).toEqual({ waitReplicas: "must be a whole number" });
     }
   });
 

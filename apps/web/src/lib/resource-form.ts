@@ -166,8 +166,11 @@ function policyInput(values: ResourceFormValues): Record<string, unknown> {
   };
 }
 
-function issueMessage(issue: z.core.$ZodIssue, values: ResourceFormValues): string {
-  const field = issue.path[0];
+function issueMessage(
+  issue: z.core.$ZodIssue,
+  field: PropertyKey | undefined,
+  values: ResourceFormValues,
+): string {
   if (issue.code === "invalid_type" && typeof field === "string" && field in values) {
     const text = values[field as ResourceFormField];
     return typeof text === "string" && text.trim() === "" ? "required" : "must be a whole number";
@@ -186,7 +189,7 @@ export function errorsFromIssues(
     const head = path[0];
     const field =
       typeof head === "string" && FIELDS.has(head) ? (head as ResourceFormField) : "form";
-    errors[field] ??= issueMessage(issue, values);
+    errors[field] ??= issueMessage(issue, head, values);
   }
   return errors;
 }
