@@ -6,6 +6,7 @@ import {
   RedisRwLockStore,
   RedisSemaphoreStore,
   type RedisLockStore,
+  type StoreEvent,
 } from "../../src/index.js";
 import { eventually } from "../support/eventually.js";
 import { holder, uniqueResource } from "../support/ids.js";
@@ -18,6 +19,7 @@ let group: SentinelGroup;
 let mutex: RedisLockStore;
 let semaphores: RedisSemaphoreStore;
 let rw: RedisRwLockStore;
+const events: StoreEvent[] = [];
 
 beforeAll(async () => {
   group = await startSentinelGroup();
@@ -28,8 +30,13 @@ beforeAll(async () => {
   };
   const opened = await openRedisStore(topology);
   mutex = opened.store;
-  semaphores = await RedisSemaphoreStore.open({ topology, epochSource: opened.epochSource });
-  rw = await RedisRwLockStore.open({ topology, epochSource: opened.epochSource });
+  const onEvent = (event: StoreEvent) => events.push(event);
+  semaphores = await RedisSemaphoreStore.open({
+    topology,
+    epochSource: opened.epochSource,
+    onEvent,
+  });
+  rw = await RedisRwLockStore.open({ topology, epochSource: opened.epochSource, onEvent });
 });
 
 afterAll(async () => {
@@ -49,6 +56,16 @@ async function withReplicasPaused<T>(body: () => Promise<T>): Promise<T> {
   } finally {
     replicas.forEach((replica) => replica.resume());
   }
+}
+
+/** The replication-timeout events reported for `resource`'s key `businessKey`. */
+function undone(resource: string, businessKey: string) {
+  return events.filter(
+    (event) =>
+      event.type === "replication-timeout" &&
+      event.resource === resource &&
+      event.businessKey === businessKey,
+  );
 }
 
 function permit(resource: string, businessKey: string, name: string, waitReplicas: number) {
@@ -74,6 +91,10 @@ test("with the replicas paused, a permit that needs them is taken back and repor
   expect(outcome).toBeInstanceOf(ReplicationTimeoutError);
   expect((outcome as ReplicationTimeoutError).required).toBe(2);
   expect((outcome as ReplicationTimeoutError).acknowledged).toBeLessThan(2);
+  // Reported as the mutex's is, so the server audits it.
+  expect(undone(resource, "k")).toEqual([
+    expect.objectContaining({ tier: "redis", required: 2, acknowledged: 0 }),
+  ]);
   const view = await semaphores.inspect({ resource, businessKey: "k" });
   expect(view.holders).toEqual([]);
   expect(view.inUse).toBe(0);
@@ -92,6 +113,8 @@ test("with the replicas paused, a read or write grant that needs them is taken b
   );
   expect(write).toBeInstanceOf(ReplicationTimeoutError);
   expect(read).toBeInstanceOf(ReplicationTimeoutError);
+  expect(undone(resource, "w")).toHaveLength(1);
+  expect(undone(resource, "r")).toHaveLength(1);
   // Nothing live on either key.
   expect(await rw.inspect({ resource, businessKey: "w" })).toBeNull();
   expect(await rw.inspect({ resource, businessKey: "r" })).toBeNull();
@@ -100,12 +123,13 @@ test("with the replicas paused, a read or write grant that needs them is taken b
 
 test("an unacknowledged re-entry gives back only its own entry", async () => {
   const resource = uniqueResource();
-  const first = await rw.acquireRead(rwInput(resource, "k", "reader", 2));
+  // One holder twice: the second read re-enters the first grant.
+  const input = rwInput(resource, "k", "reader", 2);
+  const first = await rw.acquireRead(input);
   if (!first.granted) throw new Error("the first read was refused");
-  const again = await withReplicasPaused(() =>
-    rw.acquireRead(rwInput(resource, "k", "reader", 2)).catch((e: unknown) => e),
-  );
+  const again = await withReplicasPaused(() => rw.acquireRead(input).catch((e: unknown) => e));
   expect(again).toBeInstanceOf(ReplicationTimeoutError);
+  expect(undone(resource, "k")).toEqual([expect.objectContaining({ lockId: first.lockId })]);
   const view = await rw.inspect({ resource, businessKey: "k" });
   expect(view?.readers.map((r) => [r.lockId, r.reentry])).toEqual([[first.lockId, 1]]);
   const released = await rw.release({ resource, businessKey: "k", lockId: first.lockId });

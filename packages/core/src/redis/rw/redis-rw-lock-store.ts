@@ -201,6 +201,12 @@ export class RedisRwLockStore extends RedisStoreBase implements RwLockStore {
           const [, id, fence, reentry, expiresAt, nowMs, grantedAt, renewals] = reply as number[];
           if (acknowledged < waitReplicas) {
             await this.undoUnacknowledged(key, String(id), Number(reentry));
+            this.events.lock(key, {
+              type: "replication-timeout",
+              lockId: String(id),
+              required: waitReplicas,
+              acknowledged,
+            });
             throw new ReplicationTimeoutError(waitReplicas, acknowledged);
           }
           return {

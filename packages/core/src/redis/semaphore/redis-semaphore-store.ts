@@ -168,6 +168,12 @@ export class RedisSemaphoreStore extends RedisStoreBase implements SemaphoreStor
           if (acknowledged < waitReplicas) {
             // Too few replicas have the grant: a failover now could lose it, so it never counts.
             await this.remove(key, lockId, this.options.commandTimeoutMs);
+            this.events.lock(key, {
+              type: "replication-timeout",
+              lockId,
+              required: waitReplicas,
+              acknowledged,
+            });
             throw new ReplicationTimeoutError(waitReplicas, acknowledged);
           }
           // Fair: { 1, lockId, fence, inUse, leaseMs, nowMs }; plain: { 1, fence, inUse, nowMs }.
