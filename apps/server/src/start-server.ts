@@ -61,6 +61,7 @@ export async function startServer(env: Env): Promise<RunningServer> {
   const rwLocks = await openRwLocks(locks, {
     redis: topology,
     mysqlUrl: env.DATABASE_URL,
+    onEvent: hub.sink,
     sweepEveryMs: env.WARDEN_MYSQL_SWEEP_EVERY_MS,
     onSweep: sweeps.listener,
   });

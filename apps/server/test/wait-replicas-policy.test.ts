@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectCode } from "./support/expect-trpc.js";
+import { eventually } from "./support/fleet.js";
 import { startHarness, uid, type Harness, type TenantHandle } from "./support/harness.js";
 
 // A resource's `waitReplicas` reaches every kind's grants (decision 0222). The harness's Redis
@@ -23,6 +24,17 @@ const POLICY = {
 
 const NOT_ACKNOWLEDGED = { code: "REPLICATION_TIMEOUT", required: 1, acknowledged: 0 };
 
+/** Waits for `count` audited replication-timeout events of `resource`; returns them. */
+async function undoneInAudit(resource: string, count: number) {
+  let found: Array<{ businessKey: string | null; reason: string | null }> = [];
+  await eventually(async () => {
+    const page = await tenant.caller().event.search({ resource, type: "replication-timeout" });
+    found = page.events;
+    return found.length >= count;
+  }, 20_000);
+  return found;
+}
+
 beforeAll(async () => {
   h = await startHarness();
   tenant = await h.tenant();
@@ -41,6 +53,12 @@ describe("waitReplicas on every kind", () => {
     );
     expect(refused.cause).toMatchObject(NOT_ACKNOWLEDGED);
     expect(await a.lock.inspect(key)).toMatchObject({ lease: null });
+    expect(await undoneInAudit(resource, 1)).toEqual([
+      expect.objectContaining({
+        businessKey: "k",
+        reason: "acknowledged by 0 of 1 replicas; undone",
+      }),
+    ]);
   });
 
   it("a permit no replica acknowledged is undone and reported; with 0 it is granted", async () => {
@@ -56,6 +74,13 @@ describe("waitReplicas on every kind", () => {
     );
     expect(refused.cause).toMatchObject(NOT_ACKNOWLEDGED);
     expect(await a.semaphore.inspect(key)).toMatchObject({ inUse: 0, holders: [] });
+    // Audited as a mutex grant's undo is.
+    expect(await undoneInAudit(resource, 1)).toEqual([
+      expect.objectContaining({
+        businessKey: "k",
+        reason: "acknowledged by 0 of 1 replicas; undone",
+      }),
+    ]);
 
     await a.resource.update({ name: resource, patch: { waitReplicas: 0 } });
     expect(await a.semaphore.acquire({ ...key, ownerId: "o" })).toMatchObject({ granted: true });
@@ -80,6 +105,7 @@ describe("waitReplicas on every kind", () => {
     );
     expect(read.cause).toMatchObject(NOT_ACKNOWLEDGED);
     expect(await a.rwlock.inspect(key)).toMatchObject({ writer: null, readers: [] });
+    expect(await undoneInAudit(resource, 2)).toHaveLength(2);
 
     await a.resource.update({ name: resource, patch: { waitReplicas: 0 } });
     expect(await a.rwlock.acquireWrite({ ...key, ownerId: "w" })).toMatchObject({

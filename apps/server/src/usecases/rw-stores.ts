@@ -5,6 +5,7 @@ import {
   MysqlRwSweeper,
   RedisRwLockStore,
   TieredRwLocks,
+  type EventSink,
   type RedisTopology,
   type SweepListener,
   type TieredRwLocksParts,
@@ -20,6 +21,12 @@ export interface OpenRwLocksOptions {
   readonly sweepEveryMs?: number;
   /** Told how every pass of the MySQL read-write sweeper ended (metrics, logs). */
   readonly onSweep?: SweepListener;
+  /**
+   * Told what the stores report of single grants (a lost reply's `outcome-unknown`, a grant
+   * too few replicas acknowledged) and of fencing epochs: the server's event hub, which
+   * audits them as it does the locks' and the semaphores'.
+   */
+  readonly onEvent?: EventSink;
 }
 
 /**
@@ -57,10 +64,15 @@ export async function openRwLocks(
   const epochSource = new MysqlEpochSource(pool);
   const closeAll: Array<() => Promise<unknown>> = [() => pool.end()];
   try {
-    const mysql = await MysqlRwLockStore.open({ connection: options.mysqlUrl, epochSource });
+    const onEvent = options.onEvent ? { onEvent: options.onEvent } : {};
+    const mysql = await MysqlRwLockStore.open({
+      connection: options.mysqlUrl,
+      epochSource,
+      ...onEvent,
+    });
     closeAll.unshift(() => mysql.close());
     const redis = await RedisRwLockStore.open(
-      { topology: options.redis, epochSource },
+      { topology: options.redis, epochSource, ...onEvent },
       { lazy: true },
     );
     closeAll.unshift(() => redis.close());

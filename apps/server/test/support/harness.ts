@@ -107,6 +107,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const rwLocks = await openRwLocks(locks, {
     redis: { mode: "standalone", url: redis.url },
     mysqlUrl: db.url,
+    onEvent: hub.sink,
     // Often, so a test sees dead holders' MySQL rows go (docs/decisions/0166).
     sweepEveryMs: 500,
   });
