@@ -24,6 +24,13 @@ const POLICY = {
 
 const NOT_ACKNOWLEDGED = { code: "REPLICATION_TIMEOUT", required: 1, acknowledged: 0 };
 
+/** `warden_replication_timeouts_total` of `resource` on this server. */
+async function timeoutsCounted(resource: string): Promise<number> {
+  const metric = h.services.metrics.registry.getSingleMetric("warden_replication_timeouts_total");
+  const values = (await metric?.get())?.values ?? [];
+  return values.find((value) => value.labels["resource"] === resource)?.value ?? 0;
+}
+
 /** Waits for `count` audited replication-timeout events of `resource`; returns them. */
 async function undoneInAudit(resource: string, count: number) {
   let found: Array<{ businessKey: string | null; reason: string | null }> = [];
@@ -53,6 +60,7 @@ describe("waitReplicas on every kind", () => {
     );
     expect(refused.cause).toMatchObject(NOT_ACKNOWLEDGED);
     expect(await a.lock.inspect(key)).toMatchObject({ lease: null });
+    expect(await timeoutsCounted(resource)).toBe(1);
     expect(await undoneInAudit(resource, 1)).toEqual([
       expect.objectContaining({
         businessKey: "k",
@@ -75,6 +83,7 @@ describe("waitReplicas on every kind", () => {
     expect(refused.cause).toMatchObject(NOT_ACKNOWLEDGED);
     expect(await a.semaphore.inspect(key)).toMatchObject({ inUse: 0, holders: [] });
     // Audited as a mutex grant's undo is.
+    expect(await timeoutsCounted(resource)).toBe(1);
     expect(await undoneInAudit(resource, 1)).toEqual([
       expect.objectContaining({
         businessKey: "k",
@@ -105,6 +114,7 @@ describe("waitReplicas on every kind", () => {
     );
     expect(read.cause).toMatchObject(NOT_ACKNOWLEDGED);
     expect(await a.rwlock.inspect(key)).toMatchObject({ writer: null, readers: [] });
+    expect(await timeoutsCounted(resource)).toBe(2);
     expect(await undoneInAudit(resource, 2)).toHaveLength(2);
 
     await a.resource.update({ name: resource, patch: { waitReplicas: 0 } });

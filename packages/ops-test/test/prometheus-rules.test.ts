@@ -68,6 +68,7 @@ describe("deploy/prometheus/warden-rules.yml", () => {
         "WardenLongHolds",
         "WardenMysqlSweeperFailing",
         "WardenRenewalFailures",
+        "WardenReplicationTimeouts",
         "WardenStaleFenceRejected",
       ].sort(),
     );

@@ -180,6 +180,8 @@ export class EventHub {
     }
     if (event.type === "force-release")
       targets.metrics.forceReleases.inc({ resource: event.resource });
+    else if (event.type === "replication-timeout")
+      targets.metrics.replicationTimeouts.inc({ resource: event.resource });
     const freed =
       (event.type === "release" && event.released) ||
       event.type === "force-release" ||

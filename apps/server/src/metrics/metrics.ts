@@ -50,6 +50,7 @@ export class Metrics {
   readonly renewFailures: Counter<"resource" | "app">;
   readonly releases: Counter<"resource" | "outcome" | "app">;
   readonly forceReleases: Counter<"resource">;
+  readonly replicationTimeouts: Counter<"resource">;
   readonly staleFenceRejections: Counter<"resource" | "app">;
   readonly quotaRefusals: Counter<"tenant">;
   readonly loginRefusals: Counter<"reason">;
@@ -95,6 +96,12 @@ export class Metrics {
     this.forceReleases = new Counter({
       name: "warden_force_releases_total",
       help: "Leases force-released: by an operator, or a holder gone past releaseOnDisconnectMs",
+      labelNames: ["resource"],
+      registers,
+    });
+    this.replicationTimeouts = new Counter({
+      name: "warden_replication_timeouts_total",
+      help: "Grants undone because fewer Redis replicas than the resource's waitReplicas acknowledged them in time (the caller got REPLICATION_TIMEOUT), every kind",
       labelNames: ["resource"],
       registers,
     });

@@ -213,6 +213,25 @@ export async function startLiveServer(): Promise<LiveServer> {
       await api.auth.login
         .mutate({ username: operator.username, password: "not-the-password" })
         .catch(() => undefined);
+      // A grant no replica acknowledged (this Redis has none): undone, REPLICATION_TIMEOUT.
+      const replicated = `ops.replicated.${uid()}`;
+      await unthrottled(() =>
+        api.resource.create.mutate({
+          name: replicated,
+          defaultLeaseMs: 5_000,
+          maxLeaseMs: 60_000,
+          maxRenewals: null,
+          expectedHoldMs: null,
+          degrade: true,
+          localFallback: "deny",
+          fair: false,
+          waitReplicas: 1,
+          description: "ops replication test",
+        }),
+      );
+      await unthrottled(() =>
+        api.lock.acquire.mutate({ resource: replicated, businessKey: "k", ownerId: "o" }),
+      ).catch(() => undefined);
       // A tenant over its quota.
       const slow = await tenant(1);
       await Promise.allSettled(Array.from({ length: 30 }, () => slow.tier.state.query()));
