@@ -142,8 +142,11 @@ export class LeaseTracker {
       }
       case "expired":
       case "outcome-unknown":
-      case "replication-timeout":
         if (known) this.leases.delete(event.lockId);
+        return { lease: known, holdMs: null };
+      case "replication-timeout":
+        // An undone first grant was never reported granted, so it is not known here; a known
+        // lockId is a live lease whose re-entry was undone (one entry given back): it stays.
         return { lease: known, holdMs: null };
     }
   }
