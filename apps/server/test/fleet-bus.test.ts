@@ -135,6 +135,31 @@ describe("fleet bus", () => {
     expect(b.tracker.find({ resource: "res:a", businessKey: "L2" }, "L2")).toBeDefined();
   });
 
+  it("shares a lease whose re-entry too few replicas acknowledged: only the entry was undone", async () => {
+    const channel = new Channel();
+    const a = member(channel, "a");
+    const b = member(channel, "b");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const at = Date.now();
+    a.bus.lockEvent(grant("KEPT", at), "t1");
+    a.bus.lockEvent(
+      {
+        type: "replication-timeout",
+        resource: "res:a",
+        businessKey: "KEPT",
+        tier: "redis",
+        at: at + 1,
+        lockId: "KEPT",
+        required: 1,
+        acknowledged: 0,
+      },
+      "t1",
+    );
+    await a.bus.flush();
+    await a.bus.flush(); // a new lease waits one flush (decision 0212)
+    expect(b.tracker.find({ resource: "res:a", businessKey: "KEPT" }, "KEPT")).toBeDefined();
+  });
+
   it("holds a new lease back one flush: one released by then never travels, one still held goes with all of its events", async () => {
     const channel = new Channel();
     const a = member(channel, "a");

@@ -115,14 +115,17 @@ const WATCH_TRUST_MS = 2 * WATCH_EVERY_MS + 1_000;
 // A greeting or an answer that Redis did not take is sent again this much later.
 const GREET_RETRY_MS = 1_000;
 
-/** Events that end a lease, for dropping a grant and its end sent in one batch. */
+/**
+ * Events that end a lease, for dropping a grant and its end sent in one batch. Not a
+ * replication-timeout: an undone first grant was never reported granted, and one naming a
+ * granted lease undid a re-entry only, so the lease lives on.
+ */
 function endsLease(event: LockEvent): boolean {
   return (
     (event.type === "release" && event.released) ||
     event.type === "force-release" ||
     event.type === "expired" ||
-    event.type === "outcome-unknown" ||
-    event.type === "replication-timeout"
+    event.type === "outcome-unknown"
   );
 }
 
