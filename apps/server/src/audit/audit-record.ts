@@ -263,7 +263,9 @@ export function recordOfEvent(event: StoreEvent, context: AuditContext): AuditRe
       break;
     case "replication-timeout":
       record.lockId = event.lockId;
-      record.reason = `acknowledged by ${event.acknowledged} of ${event.required} replicas; undone`;
+      record.reason = event.entryOnly
+        ? `re-entry acknowledged by ${event.acknowledged} of ${event.required} replicas; that entry undone, the lease goes on`
+        : `acknowledged by ${event.acknowledged} of ${event.required} replicas; undone`;
       break;
   }
   return record;

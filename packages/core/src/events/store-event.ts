@@ -93,12 +93,16 @@ export interface OutcomeUnknownEvent extends EventBase {
   readonly cleanedUp: boolean;
 }
 
-/** A grant was undone because too few replicas acknowledged it. */
+/**
+ * A grant was undone because too few replicas acknowledged it. With `entryOnly` it was a
+ * re-entry: only that entry was given back, and the lease `lockId` it re-entered lives on.
+ */
 export interface ReplicationTimeoutEvent extends EventBase {
   readonly type: "replication-timeout";
   readonly lockId: string;
   readonly required: number;
   readonly acknowledged: number;
+  readonly entryOnly?: boolean;
 }
 
 /** Everything a store reports about individual locks. */

@@ -113,7 +113,7 @@ test("with the replicas paused, a read or write grant that needs them is taken b
   );
   expect(write).toBeInstanceOf(ReplicationTimeoutError);
   expect(read).toBeInstanceOf(ReplicationTimeoutError);
-  expect(undone(resource, "w")).toHaveLength(1);
+  expect(undone(resource, "w")).toEqual([expect.objectContaining({ entryOnly: false })]);
   expect(undone(resource, "r")).toHaveLength(1);
   // Nothing live on either key.
   expect(await rw.inspect({ resource, businessKey: "w" })).toBeNull();
@@ -129,7 +129,9 @@ test("an unacknowledged re-entry gives back only its own entry", async () => {
   if (!first.granted) throw new Error("the first read was refused");
   const again = await withReplicasPaused(() => rw.acquireRead(input).catch((e: unknown) => e));
   expect(again).toBeInstanceOf(ReplicationTimeoutError);
-  expect(undone(resource, "k")).toEqual([expect.objectContaining({ lockId: first.lockId })]);
+  expect(undone(resource, "k")).toEqual([
+    expect.objectContaining({ lockId: first.lockId, entryOnly: true }),
+  ]);
   const view = await rw.inspect({ resource, businessKey: "k" });
   expect(view?.readers.map((r) => [r.lockId, r.reentry])).toEqual([[first.lockId, 1]]);
   const released = await rw.release({ resource, businessKey: "k", lockId: first.lockId });

@@ -304,6 +304,7 @@ async function undoUnacknowledged(
     lockId,
     required: waitReplicas,
     acknowledged,
+    entryOnly: reentry > 1,
   });
   throw new ReplicationTimeoutError(waitReplicas, acknowledged);
 }

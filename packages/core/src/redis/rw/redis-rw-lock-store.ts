@@ -206,6 +206,7 @@ export class RedisRwLockStore extends RedisStoreBase implements RwLockStore {
               lockId: String(id),
               required: waitReplicas,
               acknowledged,
+              entryOnly: Number(reentry) > 1,
             });
             throw new ReplicationTimeoutError(waitReplicas, acknowledged);
           }
