@@ -131,19 +131,28 @@ export async function startLiveServer(): Promise<LiveServer> {
     async exercise() {
       const api = await tenant(100_000);
       const resource = `ops.metrics.${uid()}`;
-      await unthrottled(() =>
-        api.resource.create.mutate({
-          name: resource,
-          defaultLeaseMs: 5_000,
-          maxLeaseMs: 60_000,
-          maxRenewals: null,
-          expectedHoldMs: 1_000,
-          degrade: true,
-          localFallback: "deny",
-          fair: false,
-          waitReplicas: 0,
-          description: "ops metrics test",
-        }),
+      /** Registers a mutex resource `name` with the policy's other fields at their defaults. */
+      const register = (
+        name: string,
+        policy: { defaultLeaseMs: number; expectedHoldMs: number | null; waitReplicas: number },
+        description: string,
+      ) =>
+        unthrottled(() =>
+          api.resource.create.mutate({
+            name,
+            maxLeaseMs: 60_000,
+            maxRenewals: null,
+            degrade: true,
+            localFallback: "deny",
+            fair: false,
+            description,
+            ...policy,
+          }),
+        );
+      await register(
+        resource,
+        { defaultLeaseMs: 5_000, expectedHoldMs: 1_000, waitReplicas: 0 },
+        "ops metrics test",
       );
       const key = { resource, businessKey: "k1" };
       const acquire = (ownerId: string, more: { leaseMs?: number; waitMs?: number } = {}) =>
@@ -161,19 +170,10 @@ export async function startLiveServer(): Promise<LiveServer> {
 
       // A hold past 3× its resource's expectedHoldMs (1 ms): warden_long_holds exists now.
       const slowResource = `ops.long.${uid()}`;
-      await unthrottled(() =>
-        api.resource.create.mutate({
-          name: slowResource,
-          defaultLeaseMs: 10_000,
-          maxLeaseMs: 60_000,
-          maxRenewals: null,
-          expectedHoldMs: 1,
-          degrade: true,
-          localFallback: "deny",
-          fair: false,
-          waitReplicas: 0,
-          description: "ops long-hold test",
-        }),
+      await register(
+        slowResource,
+        { defaultLeaseMs: 10_000, expectedHoldMs: 1, waitReplicas: 0 },
+        "ops long-hold test",
       );
       const slowKey = { resource: slowResource, businessKey: "slow" };
       const long = await unthrottled(() => api.lock.acquire.mutate({ ...slowKey, ownerId: "o" }));
@@ -215,19 +215,10 @@ export async function startLiveServer(): Promise<LiveServer> {
         .catch(() => undefined);
       // A grant no replica acknowledged (this Redis has none): undone, REPLICATION_TIMEOUT.
       const replicated = `ops.replicated.${uid()}`;
-      await unthrottled(() =>
-        api.resource.create.mutate({
-          name: replicated,
-          defaultLeaseMs: 5_000,
-          maxLeaseMs: 60_000,
-          maxRenewals: null,
-          expectedHoldMs: null,
-          degrade: true,
-          localFallback: "deny",
-          fair: false,
-          waitReplicas: 1,
-          description: "ops replication test",
-        }),
+      await register(
+        replicated,
+        { defaultLeaseMs: 5_000, expectedHoldMs: null, waitReplicas: 1 },
+        "ops replication test",
       );
       await unthrottled(() =>
         api.lock.acquire.mutate({ resource: replicated, businessKey: "k", ownerId: "o" }),
