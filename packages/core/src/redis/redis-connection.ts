@@ -112,10 +112,33 @@ export function callScript(
 }
 
 /**
+ * Redirections {@link callScriptThenWait} follows on a cluster, each after a refresh of the
+ * slot map: a failover moves a slot once, so one is the usual need.
+ */
+const SCRIPT_THEN_WAIT_REDIRECTIONS = 3;
+
+/** A node's answer that it does not serve the key's slot (the command did not run there). */
+function isMoved(error: unknown): boolean {
+  return error instanceof Error && error.message.startsWith("MOVED ");
+}
+
+/** Resolves once the cluster client has asked a node for the slot map (or failed to). */
+function refreshSlots(cluster: Cluster): Promise<void> {
+  return new Promise((resolve) => cluster.refreshSlotsCache(() => resolve()));
+}
+
+/**
  * A script call and a `WAIT replicas timeoutMs` in one pipeline, so the `WAIT` runs on the
  * node that just ran the script (a cluster routes the pipeline by the script's keys).
  * Resolves with the script's reply and how many replicas acknowledged it; a script error
  * rejects.
+ *
+ * On a cluster, a node that no longer serves the slot (after a failover) answers `MOVED`
+ * without running the script. ioredis follows and learns from that answer for a plain
+ * command, but not for a pipeline whose `WAIT` was answered, so the client would keep
+ * sending such grants to the old node. Here the slot map is refreshed and the pipeline sent
+ * again (at most {@link SCRIPT_THEN_WAIT_REDIRECTIONS} times): nothing ran, so nothing is
+ * replayed.
  */
 export async function callScriptThenWait(
   client: RedisClient,
@@ -125,14 +148,26 @@ export async function callScriptThenWait(
   replicas: number,
   timeoutMs: number,
 ): Promise<{ reply: unknown; acknowledged: number }> {
-  const pipeline = client.pipeline();
-  const command = (pipeline as unknown as Record<string, (...a: (string | number)[]) => unknown>)[
-    script.command
-  ];
-  if (!command) throw new Error(`Lua command ${script.command} is not registered`);
-  command.call(pipeline, ...keys, ...args);
-  pipeline.wait(replicas, timeoutMs);
-  const [ran, waited] = (await pipeline.exec()) ?? [];
-  if (ran?.[0]) throw ran[0];
-  return { reply: ran?.[1], acknowledged: Number(waited?.[1] ?? 0) };
+  for (let redirected = 0; ; redirected += 1) {
+    const pipeline = client.pipeline();
+    const command = (pipeline as unknown as Record<string, (...a: (string | number)[]) => unknown>)[
+      script.command
+    ];
+    if (!command) throw new Error(`Lua command ${script.command} is not registered`);
+    command.call(pipeline, ...keys, ...args);
+    pipeline.wait(replicas, timeoutMs);
+    const [ran, waited] = (await pipeline.exec()) ?? [];
+    if (ran?.[0]) {
+      if (
+        client instanceof Cluster &&
+        isMoved(ran[0]) &&
+        redirected < SCRIPT_THEN_WAIT_REDIRECTIONS
+      ) {
+        await refreshSlots(client);
+        continue;
+      }
+      throw ran[0];
+    }
+    return { reply: ran?.[1], acknowledged: Number(waited?.[1] ?? 0) };
+  }
 }

@@ -61,6 +61,31 @@ test("after a cluster failover the key's fence still grows", async () => {
   expect(compareFences(second.fence!, first.fence!)).toBeGreaterThan(0);
 });
 
+test("after a cluster failover a grant that waits for a replica reaches the key's new master", async () => {
+  const resource = uniqueResource();
+  const key = { resource, businessKey: "replicated" };
+  // Every master has its replica again (an earlier test's failover left one without).
+  for (const node of cluster.nodes) if (node.state === "exited") await node.restart();
+  const first = await eventually(async () => {
+    const r = await store.acquire({ ...key, holder: holder(), leaseMs: 200, waitReplicas: 1 });
+    if (!r.granted) throw new Error("held");
+    return r;
+  }, 15_000);
+  await store.release({ ...key, lockId: first.lockId });
+  const owner = await findOwner(await cluster.masters(), `w:{${resource}#`);
+  await cluster.failoverMaster(owner, { how: "kill" });
+  // Back as the promoted node's replica, so the new master has one to acknowledge grants.
+  await owner.restart();
+  // Only grants that wait for replicas reach this slot: a plain command's redirection
+  // (which ioredis follows and learns from) cannot correct the client's slot map for them.
+  const second = await eventually(async () => {
+    const r = await store.acquire({ ...key, holder: holder(), leaseMs: 1_000, waitReplicas: 1 });
+    if (!r.granted) throw new Error("held");
+    return r;
+  }, 15_000);
+  expect(compareFences(second.fence!, first.fence!)).toBeGreaterThan(0);
+});
+
 async function findOwner(
   masters: Awaited<ReturnType<RedisClusterGroup["masters"]>>,
   prefix: string,
