@@ -59,6 +59,7 @@ const { report, runDir } = args.check
       mode: args.mode,
       guard: args.guard,
       redis: args.redis,
+      waitReplicas: args.waitReplicas,
       ...(args.only ? { only: args.only } : {}),
       runsDir: RUNS_DIR,
       signal: stop.signal,

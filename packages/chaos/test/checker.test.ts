@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { checkRun } from "../src/checker/check-run.js";
+import { renderReport } from "../src/run/render-report.js";
 import type { RunFacts } from "../src/checker/run-facts.js";
 import type { ChaosEvent, WorkerEvent } from "../src/log/events.js";
 import type { LedgerRow } from "../src/ledger/ledger-types.js";
@@ -614,5 +615,31 @@ describe("checker: the semaphore's slots", () => {
     ]);
     expect(report.semaphore?.maxAcceptedAtOnce).toBe(3);
     expect(report.baseline.semaphore?.overPermitsAccepted).toBe(1);
+  });
+});
+
+describe("report of a run whose grants waited for replicas", () => {
+  it("says how many replicas were asked for and which grants were undone", () => {
+    const { events, facts } = cleanRun();
+    const report = checkRun(events, {
+      ...facts,
+      waitReplicas: 1,
+      undoneGrants: { "ledger:account": 3, "ledger:slots": 1 },
+    });
+    expect(report).toMatchObject({
+      ok: true,
+      waitReplicas: 1,
+      undoneGrants: { "ledger:account": 3, "ledger:slots": 1 },
+    });
+    expect(renderReport(report)).toContain(
+      "Grants waited for 1 replica; undone for want of acknowledgements: ledger:account 3, ledger:slots 1.",
+    );
+  });
+
+  it("reads an older run without the fields as one that did not wait", () => {
+    const { events, facts } = cleanRun();
+    const report = checkRun(events, facts);
+    expect(report).toMatchObject({ waitReplicas: 0, undoneGrants: {} });
+    expect(renderReport(report)).not.toContain("Grants waited");
   });
 });

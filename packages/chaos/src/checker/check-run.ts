@@ -197,6 +197,8 @@ export function checkRun(allEvents: readonly ChaosEvent[], facts: RunFacts): Cha
     guard: facts.guard,
     redis: facts.redis ?? "sentinel",
     serverInstances: facts.serverInstances ?? 2,
+    waitReplicas: facts.waitReplicas ?? 0,
+    undoneGrants: facts.undoneGrants ?? {},
     faults,
     baseline: {
       ...counters[0]!,

@@ -3,7 +3,14 @@ import type { LedgerRow } from "../ledger/ledger-types.js";
 import type { FaultWindow } from "./fault-windows.js";
 import { result, type Hit, type Scope } from "./hit-scope.js";
 import { keyExpiry, killServer, killWorker, staleAfterResume } from "./hits-processes.js";
-import { bothDown, clockJump, failover, redisDown, wardenDbDown } from "./hits-stores.js";
+import {
+  bothDown,
+  clockJump,
+  failover,
+  redisDown,
+  replicaPause,
+  wardenDbDown,
+} from "./hits-stores.js";
 import { netDbCut, netDelay, netRedisCut } from "./hits-network.js";
 
 export type { Hit } from "./hit-scope.js";
@@ -31,6 +38,8 @@ export function hitEvidence(
       return failover(s);
     case "redis-down":
       return redisDown(s);
+    case "replica-pause":
+      return replicaPause(s);
     case "warden-db-down":
       return wardenDbDown(s);
     case "db-and-redis-down":

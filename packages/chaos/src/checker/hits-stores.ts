@@ -94,3 +94,34 @@ export function clockJump(s: Scope): Hit {
       .join(", "),
   );
 }
+
+/** What the replica-pause fault saw while every replica was frozen. */
+interface ReplicaPauseObservation {
+  readonly paused: number;
+  readonly waitReplicas: number;
+  readonly probe: string;
+  readonly undone: number;
+}
+
+/** Grants the workers got on Redis this long after the freeze are ones no replica could have acknowledged. */
+const FROZEN_AFTER_MS = 500;
+
+/**
+ * Every replica was frozen. With `waitReplicas` above 0: the probe was refused, Warden undid
+ * grants meanwhile, and no worker was granted on Redis while no replica could acknowledge
+ * (from half a second after the freeze until the thaw). Without it: Redis kept granting.
+ */
+export function replicaPause(s: Scope): Hit {
+  const seen = observation(s.window, "replicaPause") as ReplicaPauseObservation | undefined;
+  if (!seen) return result(false, "no observation: the fault did not get as far as the probe");
+  const frozen = (_: Scope, mono: number) =>
+    mono >= s.window.start + FROZEN_AFTER_MS && mono <= (s.window.heal ?? s.window.end);
+  const onRedis = grantsOnTier(s, "redis", frozen);
+  const evidence = `${seen.paused} replicas frozen; waitReplicas ${seen.waitReplicas}: probe ${seen.probe}, ${seen.undone} grants undone, ${onRedis} worker grants on redis while frozen`;
+  const hit =
+    seen.paused > 0 &&
+    (seen.waitReplicas > 0
+      ? seen.probe === "LockUnavailableError" && seen.undone > 0 && onRedis === 0
+      : seen.probe === "granted on redis" && onRedis > 0);
+  return result(hit, evidence);
+}

@@ -94,6 +94,10 @@ export interface ChaosReport {
   readonly redis: string;
   /** How many Warden server instances served the workers. */
   readonly serverInstances: number;
+  /** The resources' `waitReplicas`: replicas each Redis grant waited for (0: none). */
+  readonly waitReplicas: number;
+  /** Grants undone for want of replica acknowledgements, per resource (from the audit). */
+  readonly undoneGrants: Readonly<Record<string, number>>;
   readonly faults: readonly FaultReport[];
   /** The same counters for the healthy traffic before the first fault. */
   readonly baseline: Omit<FaultReport, "name" | "recoveryMs" | "hit" | "evidence">;

@@ -36,6 +36,13 @@ export interface RunFacts {
   readonly redis?: string;
   /** How many Warden server instances served the workers (absent in older runs: 2). */
   readonly serverInstances?: number;
+  /** The resources' `waitReplicas` (absent in older runs: 0). */
+  readonly waitReplicas?: number;
+  /**
+   * Grants undone because too few replicas acknowledged them, per resource, from Warden's
+   * audit (absent when none were or the audit could not be read).
+   */
+  readonly undoneGrants?: Readonly<Record<string, number>>;
   /** The ledger resource's lease, in ms. */
   readonly leaseMs: number;
   /** lease + probe bound + 2 s: the longest acceptable recovery, in ms. */

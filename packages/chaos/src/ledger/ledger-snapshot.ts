@@ -45,3 +45,24 @@ export async function readLedger(
     await connection.end();
   }
 }
+
+/**
+ * How many grants Warden undid because fewer replicas than the resource's `waitReplicas`
+ * acknowledged them, per resource: the audit's `replication-timeout` events (the chaos
+ * workers never re-enter, so each is a grant taken back).
+ */
+export async function readUndoneGrants(wardenUrl: string): Promise<Record<string, number>> {
+  const connection = await createConnection({ uri: wardenUrl });
+  try {
+    const [rows] = await connection.query(
+      `SELECT resource, COUNT(*) AS n FROM lock_event
+        WHERE type = 'replication-timeout'
+        GROUP BY resource ORDER BY resource`,
+    );
+    return Object.fromEntries(
+      (rows as { resource: string; n: number | string }[]).map((r) => [r.resource, Number(r.n)]),
+    );
+  } finally {
+    await connection.end();
+  }
+}

@@ -14,10 +14,19 @@ export interface ChaosArgs {
   readonly only: readonly FaultKind[] | undefined;
   /** Re-judge an earlier run directory instead of running. */
   readonly check: string | undefined;
+  /**
+   * The resources' `waitReplicas`: every Redis grant waits for this many replicas and is
+   * undone when fewer acknowledge it (0: no wait).
+   */
+  readonly waitReplicas: number;
 }
 
+/** Replicas per master: two in the sentinel group, one in the cluster. */
+const REPLICAS: Readonly<Record<RedisVariant, number>> = { sentinel: 2, cluster: 1 };
+
 export const USAGE = `usage: pnpm chaos [--quick] [--redis sentinel|cluster] [--seed N] [--out FILE]
-                  [--guard=rmw|fence-only] [--only fault,fault…] [--check RUN_DIR]
+                  [--guard=rmw|fence-only] [--only fault,fault…] [--wait-replicas N]
+                  [--check RUN_DIR]
   --quick        every numbered fault once, shorter outages (< 3 min); default: full (< 10 min)
   --redis        sentinel (default): a sentinel group; cluster: a 6-node Redis Cluster
                  with the redis-cluster-failover fault instead of the sentinel-only ones
@@ -26,6 +35,9 @@ export const USAGE = `usage: pnpm chaos [--quick] [--redis sentinel|cluster] [--
   --guard        rmw (default): claim before read; fence-only: the negative control,
                  which must fail the lost-update check
   --only         run only these faults (debugging)
+  --wait-replicas N  register the resources with waitReplicas N (default 0): each Redis
+                 grant waits for N replicas and is undone with fewer (at most 2 on
+                 sentinel, 1 on cluster)
   --check DIR    judge an earlier run from its events.jsonl and final.json`;
 
 /** Parses `argv`; throws a message (print it with {@link USAGE}) on anything unknown. */
@@ -40,6 +52,7 @@ export function parseChaosArgs(argv: readonly string[]): ChaosArgs {
       redis: { type: "string", default: "sentinel" },
       only: { type: "string" },
       check: { type: "string" },
+      "wait-replicas": { type: "string", default: "0" },
       help: { type: "boolean", default: false },
     },
     allowPositionals: false,
@@ -53,6 +66,11 @@ export function parseChaosArgs(argv: readonly string[]): ChaosArgs {
   if (values.redis !== "sentinel" && values.redis !== "cluster")
     throw new Error(`--redis must be sentinel or cluster, not ${values.redis}`);
   const redis: RedisVariant = values.redis;
+  const waitReplicas = /^\d+$/.test(values["wait-replicas"]) ? Number(values["wait-replicas"]) : -1;
+  if (waitReplicas < 0 || waitReplicas > REPLICAS[redis])
+    throw new Error(
+      `--wait-replicas must be a whole number from 0 to ${REPLICAS[redis]} on --redis ${redis} (its replicas per master), not ${values["wait-replicas"]}`,
+    );
   const only = values.only?.split(",").map((name) => name.trim());
   const unknown = only?.filter((name) => !isFaultKind(name));
   if (unknown && unknown.length > 0) throw new Error(`unknown faults: ${unknown.join(", ")}`);
@@ -67,5 +85,6 @@ export function parseChaosArgs(argv: readonly string[]): ChaosArgs {
     out: values.out,
     only: only as FaultKind[] | undefined,
     check: values.check,
+    waitReplicas,
   };
 }

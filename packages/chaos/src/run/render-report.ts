@@ -102,6 +102,18 @@ function semaphoreTable(report: ChaosReport): string[] {
   ];
 }
 
+/** With `--wait-replicas`: what the resources asked and how many grants were undone. */
+function replicaLines(report: ChaosReport): string[] {
+  if (report.waitReplicas === 0) return [];
+  const undone = Object.entries(report.undoneGrants)
+    .map(([resource, n]) => `${resource} ${n}`)
+    .join(", ");
+  return [
+    "",
+    `Grants waited for ${report.waitReplicas} replica${report.waitReplicas === 1 ? "" : "s"}; undone for want of acknowledgements: ${undone || "none"}.`,
+  ];
+}
+
 /** The report as Markdown: one line per fault, then the checks (for people and REPORT.md). */
 export function renderReport(report: ChaosReport): string {
   const lines = [
@@ -135,6 +147,7 @@ export function renderReport(report: ChaosReport): string {
     ),
     ...leaderTable(report),
     ...semaphoreTable(report),
+    ...replicaLines(report),
     "",
     ...report.checks.map((c) => `- ${c.ok ? "ok" : "**FAIL**"} ${c.name}: ${c.detail}`),
   ];

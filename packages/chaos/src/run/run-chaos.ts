@@ -23,6 +23,8 @@ export interface RunOptions {
   readonly guard: GuardMode;
   /** The Redis topology under the servers (default: a sentinel group). */
   readonly redis?: RedisVariant;
+  /** The resources' `waitReplicas` (default 0: grants do not wait for replicas). */
+  readonly waitReplicas?: number;
   /** Only these faults (debugging, the negative-control test). */
   readonly only?: readonly FaultKind[];
   /** Where run directories go; older ones beyond the last few are removed. */
@@ -50,11 +52,12 @@ export async function runChaos(
   options: RunOptions,
 ): Promise<{ report: ChaosReport; runDir: string }> {
   const redis = options.redis ?? "sentinel";
+  const waitReplicas = options.waitReplicas ?? 0;
   const schedule = buildSchedule(options.seed, options.mode, options.only, redis);
   const stamp = new Date().toISOString().replace(/[:.]/g, "-");
   const runDir = join(
     options.runsDir,
-    `${stamp}-seed${options.seed}-${options.mode}${redis === "cluster" ? "-cluster" : ""}${options.guard === "fence-only" ? "-fence-only" : ""}`,
+    `${stamp}-seed${options.seed}-${options.mode}${redis === "cluster" ? "-cluster" : ""}${waitReplicas > 0 ? `-wait${waitReplicas}` : ""}${options.guard === "fence-only" ? "-fence-only" : ""}`,
   );
   await mkdir(runDir, { recursive: true });
   await pruneRuns(options.runsDir);
@@ -77,6 +80,7 @@ export async function runChaos(
         guard: options.guard,
         seed: options.seed,
         redis,
+        waitReplicas,
         fakedServer: schedule.fakedServer,
       },
       (partial) => (stack = partial),
@@ -105,6 +109,8 @@ export async function runChaos(
       guard: options.guard,
       redis,
       serverInstances: stack.servers?.length ?? 0,
+      waitReplicas,
+      ...(done.undoneGrants ? { undoneGrants: done.undoneGrants } : {}),
       leaseMs: STACK_SETTINGS.leaseMs,
       recoveryBoundMs: RECOVERY_BOUND_MS,
       minAcceptedWrites: STACK_SETTINGS.minAcceptedWrites,

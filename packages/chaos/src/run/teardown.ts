@@ -1,11 +1,16 @@
 import { listStartedPids, stopAllStarted } from "@warden/testkit";
-import { readLedger } from "../ledger/ledger-snapshot.js";
+import { readLedger, readUndoneGrants } from "../ledger/ledger-snapshot.js";
 import type { AccountRow, LedgerRow } from "../ledger/ledger-types.js";
 import type { Stack } from "../stack/start-stack.js";
 
 /** What teardown saved before the servers went away. */
 export interface TeardownResult {
   readonly ledger: { accounts: AccountRow[]; ledger: LedgerRow[] } | null;
+  /**
+   * Grants the servers undone because too few replicas acknowledged them, per resource,
+   * from Warden's audit (null when it could not be read).
+   */
+  readonly undoneGrants: Readonly<Record<string, number>> | null;
   /** Testkit servers (Redis, MariaDB) that ran at the end, to check they are gone. */
   readonly testkitPids: readonly number[];
   readonly errors: readonly string[];
@@ -45,7 +50,15 @@ export async function teardown(stack: Partial<Stack>): Promise<TeardownResult> {
       ledger = await readLedger(url);
     });
   }
+  // After the servers stopped: each flushed its audit buffer on the way out.
+  let undoneGrants: TeardownResult["undoneGrants"] = null;
+  if (stack.wardenDb) {
+    const url = stack.wardenDb.url;
+    await attempt(errors, "reading Warden's audit", async () => {
+      undoneGrants = await readUndoneGrants(url);
+    });
+  }
   const testkitPids = listStartedPids();
   await attempt(errors, "stopping Redis and MariaDB", () => stopAllStarted());
-  return { ledger, testkitPids, errors };
+  return { ledger, undoneGrants, testkitPids, errors };
 }

@@ -70,6 +70,7 @@ function paramsOf(kind: FaultKind, mode: RunMode, rng: Rng): FaultParams {
     case "redis-down":
     case "warden-db-down":
     case "db-and-redis-down":
+    case "replica-pause":
       return { downMs: d.outageMs };
     case "clock-jump-server": {
       // ±30 s in a seeded order, then +300 s; each held long enough to be observed.

@@ -22,6 +22,7 @@ export const FAULT_KINDS = [
   "kill-worker-holding", // 7: kill -9 a worker that holds a lock
   "self-pause-after-read", // 7: a worker stops itself right after its read (the sharpest case)
   "redis-cluster-failover", // cluster variant: a master serving the ledger's keys fails over
+  "replica-pause", // every Redis replica frozen: with waitReplicas, grants are undone
 ] as const;
 
 /** One fault's name. */
@@ -44,6 +45,7 @@ const NEEDS_REDIS_TIER: ReadonlySet<FaultKind> = new Set([
   "warden-db-down",
   "db-and-redis-down",
   "redis-key-expiry",
+  "replica-pause",
   "net-redis-delay",
   "net-redis-blackhole",
   "net-redis-reset",
@@ -110,7 +112,8 @@ export const FULL_FAULTS: readonly FaultKind[] = [
  * The cluster variant's quick run: the cluster failover twice (once by kill -9 of the
  * master, once by `CLUSTER FAILOVER` on its replica, as the seed decides), a server
  * instance killed, the process faults whose late write must come back stale, a lease
- * expired early on its master, and the servers' path to the cluster reset.
+ * expired early on its master, the servers' path to the cluster reset, and every replica
+ * frozen.
  */
 export const CLUSTER_QUICK_FAULTS: readonly FaultKind[] = [
   "redis-cluster-failover",
@@ -121,6 +124,7 @@ export const CLUSTER_QUICK_FAULTS: readonly FaultKind[] = [
   "kill-worker-holding",
   "self-pause-after-read",
   "net-redis-reset",
+  "replica-pause",
 ];
 
 /** The cluster variant's full run: every fault that runs on a cluster, the failover three times. */

@@ -36,6 +36,8 @@ export interface Stack {
   readonly fakedServer: WardenServer;
   readonly apiKey: string;
   readonly resources: ChaosResources;
+  /** The resources' `waitReplicas`. */
+  readonly waitReplicas: number;
   readonly fleet: WorkerFleet;
   readonly observer: Observer;
   /** The nemesis' own SDK client (server a), never falling back to local locks itself. */
@@ -49,6 +51,8 @@ export interface StackOptions {
   readonly guard: GuardMode;
   readonly seed: number;
   readonly redis: RedisVariant;
+  /** The resources' `waitReplicas`. */
+  readonly waitReplicas: number;
   /** Index of the server that runs under libfaketime. */
   readonly fakedServer: number;
 }
@@ -149,6 +153,7 @@ export async function startStack(
     tenant.apiKey,
     STACK_SETTINGS.leaseMs,
     STACK_SETTINGS.semaphorePermits,
+    options.waitReplicas,
   );
   const fleet = new WorkerFleet({
     entry: workerEntry,
@@ -195,6 +200,7 @@ export async function startStack(
     fakedServer: servers[options.fakedServer]!,
     apiKey: tenant.apiKey,
     resources,
+    waitReplicas: options.waitReplicas,
     fleet,
     observer,
     probe,

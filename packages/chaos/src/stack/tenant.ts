@@ -50,12 +50,17 @@ export interface ChaosResources {
   readonly semaphore: string;
 }
 
-/** Registers the resources through the server's API, as an operator's tenant would. */
+/**
+ * Registers the resources through the server's API, as an operator's tenant would.
+ * `waitReplicas` applies to all three: with it, a Redis grant is undone unless that many
+ * replicas acknowledged it.
+ */
 export async function registerResources(
   serverUrl: string,
   apiKey: string,
   leaseMs: number,
   permits: number,
+  waitReplicas: number,
 ): Promise<ChaosResources> {
   const admin = createTRPCClient<AppRouter>({
     links: [
@@ -72,7 +77,7 @@ export async function registerResources(
     expectedHoldMs: null,
     degrade: true,
     fair: false,
-    waitReplicas: 0,
+    waitReplicas,
     // No lock-delay after an expiry: recovery is measured against lease + probe bound.
     lockDelayMs: 0,
   };

@@ -8,6 +8,7 @@ import { networkFault } from "./network.js";
 import { pauseHolder } from "./pause-holder.js";
 import { failoverKillMaster, redisDown } from "./redis-outage.js";
 import { redisKeyExpiry } from "./redis-key-expiry.js";
+import { replicaPause } from "./replica-pause.js";
 import { selfPauseAfterRead } from "./self-pause.js";
 import { serverKill } from "./server-kill.js";
 
@@ -32,4 +33,5 @@ export const FAULTS: Readonly<Record<FaultKind, (ctx: FaultContext) => Promise<v
   "kill-worker-holding": killWorkerHolding,
   "self-pause-after-read": selfPauseAfterRead,
   "redis-cluster-failover": redisClusterFailover,
+  "replica-pause": replicaPause,
 };
