@@ -182,13 +182,14 @@ describe("lock router", () => {
         tenant.caller().lock.acquire({ resource: noDegrade.name, businessKey: "k", ownerId: "o" }),
         "SERVICE_UNAVAILABLE",
       );
-      expect(refused.cause).toMatchObject({ code: "LOCK_UNAVAILABLE" });
+      expect(refused.cause).toMatchObject({ code: "LOCK_UNAVAILABLE", reason: "fail-closed" });
 
       await operator.caller().tier.override({ tier: "local", reason: "test: local tier" });
-      await expectCode(
+      const failClosed = await expectCode(
         tenant.caller().lock.acquire({ resource: denyLocal, businessKey: "k", ownerId: "o" }),
         "SERVICE_UNAVAILABLE",
       );
+      expect(failClosed.cause).toMatchObject({ reason: "fail-closed" });
       const local = await tenant
         .caller()
         .lock.acquire({ resource: allowLocal, businessKey: "k", ownerId: "o" });

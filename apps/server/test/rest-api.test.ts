@@ -1,4 +1,5 @@
 import { readFile } from "node:fs/promises";
+import { connect } from "node:net";
 import { fileURLToPath } from "node:url";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -506,5 +507,38 @@ describe("shutdown", () => {
     expect([reply.status, body.error?.code]).toEqual([503, "WAIT_CANCELLED"]);
     expect(reply.headers.get("retry-after")).toBeNull();
     await closed;
+  });
+
+  it("a call that arrives while the instance shuts down answers 503 LOCK_UNAVAILABLE, reason shutting-down", async () => {
+    const second = await serveHarness(h, { maxBodyBytes: MAX_BODY });
+    const { hostname, port } = new URL(second.url);
+    const body = JSON.stringify({ businessKey: `closing-${uid()}`, ownerId: "o" });
+    // A request begun before the close (its first line is in), completed after: its
+    // connection is busy, so the close does not cut it, and its call sees the shutdown.
+    const socket = connect(Number(port), hostname);
+    await new Promise((resolve) => socket.once("connect", resolve));
+    const chunks: Buffer[] = [];
+    socket.on("data", (chunk: Buffer) => chunks.push(chunk));
+    const ended = new Promise((resolve) => socket.once("close", resolve));
+    socket.write(`POST ${lockPath(resource, "/acquire")} HTTP/1.1\r\n`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const closed = second.close();
+    socket.end(
+      `host: ${hostname}:${port}\r\nauthorization: Bearer ${tenant.key}\r\n` +
+        `x-warden-client-id: late\r\ncontent-type: application/json\r\n` +
+        `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
+    await ended;
+    await closed;
+    const reply = Buffer.concat(chunks).toString("utf8");
+    expect(reply).toMatch(/^HTTP\/1\.1 503 /);
+    const json = JSON.parse(reply.slice(reply.indexOf("{"), reply.lastIndexOf("}") + 1)) as {
+      error: { code: string; details: unknown };
+    };
+    expect(json.error).toMatchObject({
+      code: "LOCK_UNAVAILABLE",
+      details: { retryAfterMs: null, reason: "shutting-down" },
+    });
+    expect(errorReplySchema.safeParse(json).success).toBe(true);
   });
 });

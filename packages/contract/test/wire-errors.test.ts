@@ -6,6 +6,7 @@ import {
   InvalidArgumentError,
   LeaseLostError,
   LockTimeoutError,
+  LOCK_UNAVAILABLE_REASONS,
   LockUnavailableError,
   LoginThrottledError,
   NotHolderError,
@@ -29,7 +30,10 @@ const SAMPLES: readonly WardenError[] = [
   new UnknownResourceError("order:settle"),
   new NotHolderError(LOCK_ID, "other-holder"),
   new LockTimeoutError(2_500),
-  new LockUnavailableError("no tier can grant with exclusion now", { retryAfterMs: 750 }),
+  new LockUnavailableError("no tier can grant with exclusion now", {
+    retryAfterMs: 750,
+    reason: "fail-closed",
+  }),
   new LeaseLostError(LOCK_ID, "renewal limit reached"),
   new OutcomeUnknownError(LOCK_ID, "extend"),
   new ReplicationTimeoutError(2, 1),
@@ -77,6 +81,14 @@ describe("typed errors cross the wire as code + details", () => {
     });
     expect(new QuotaExceededError(90).details).toEqual({ retryAfterMs: 90 });
     expect(new LockTimeoutError(10).details).toEqual({ waitMs: 10 });
+    expect(new LockUnavailableError("m").details).toEqual({
+      retryAfterMs: null,
+      reason: "store-unavailable",
+    });
+    for (const reason of LOCK_UNAVAILABLE_REASONS) {
+      const back = fromWire("LOCK_UNAVAILABLE", { retryAfterMs: null, reason }, "m");
+      expect((back as LockUnavailableError).reason).toBe(reason);
+    }
     expect(new OutcomeUnknownError(null, "acquire").details).toEqual({
       lockId: null,
       operation: "acquire",
@@ -96,6 +108,10 @@ describe("typed errors cross the wire as code + details", () => {
     expect(timeout?.details).toEqual({ waitMs: 0 });
     const quota = fromWire("QUOTA_EXCEEDED", { retryAfterMs: -5 }, "slow down");
     expect(quota?.details).toEqual({ retryAfterMs: 1_000 });
+    const unavailable = fromWire("LOCK_UNAVAILABLE", { retryAfterMs: "soon" }, "m");
+    expect(unavailable?.details).toEqual({ retryAfterMs: null, reason: "store-unavailable" });
+    const unheard = fromWire("LOCK_UNAVAILABLE", { retryAfterMs: 5, reason: "gremlins" }, "m");
+    expect(unheard?.details).toEqual({ retryAfterMs: 5, reason: "store-unavailable" });
     expect(fromWire("TEAPOT", {}, "m")).toBeNull();
     expect(fromWire(undefined, {}, "m")).toBeNull();
   });

@@ -74,6 +74,7 @@ export {
   NotHolderError,
   LockTimeoutError,
   LockUnavailableError,
+  type LockUnavailableReason,
   LeaseLostError,
   OutcomeUnknownError,
   UnauthorizedError,

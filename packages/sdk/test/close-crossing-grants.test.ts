@@ -88,6 +88,7 @@ test("close() withdraws a wait in flight; a grant that crosses it is released an
   await closing;
 
   expect(await waiting).toBeInstanceOf(LockUnavailableError);
+  expect(await waiting).toMatchObject({ reason: "client-closed" });
   expect(await direct.inspect(resource, "k")).toBeNull();
   // The lock held before the close is released too.
   expect(await direct.inspect(resource, "other")).toBeNull();
@@ -104,6 +105,7 @@ test("close() during a wait nobody grants: the wait is withdrawn at the server a
   const started = performance.now();
   await waiter.close();
   expect(await waiting).toBeInstanceOf(LockUnavailableError);
+  expect(await waiting).toMatchObject({ reason: "client-closed" });
   // Withdrawn, not left for the 30 s wait or the request deadline.
   expect(performance.now() - started).toBeLessThan(2_500);
   expect(await direct.waiters(resource, "k")).toEqual([]);
@@ -132,5 +134,6 @@ test("a semaphore permit granted as the client closes is released before close()
   await closing;
 
   expect(await waiting).toBeInstanceOf(LockUnavailableError);
+  expect(await waiting).toMatchObject({ reason: "client-closed" });
   expect((await direct.semaphore(resource, key).inspect()).inUse).toBe(0);
 });

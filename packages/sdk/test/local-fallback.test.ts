@@ -37,10 +37,15 @@ test("server unreachable: deny → LockUnavailableError, allow → local lock; t
   await expect(warden.acquire(deny, "k", { waitMs: 0 })).rejects.toBeInstanceOf(
     LockUnavailableError,
   );
-  // A resource whose policy this client never learnt fails closed too.
+  // A resource whose policy this client never learnt fails closed too; both say why.
   await expect(warden.acquire(never, "k", { waitMs: 0 })).rejects.toBeInstanceOf(
     LockUnavailableError,
   );
+  for (const resource of [deny, never]) {
+    await expect(warden.tryAcquire(resource, "k")).rejects.toMatchObject({
+      reason: "server-unreachable",
+    });
+  }
 
   const local = await warden.acquire(allow, "k", { waitMs: 0 });
   expect(local.tier).toBe("local");
@@ -50,7 +55,7 @@ test("server unreachable: deny → LockUnavailableError, allow → local lock; t
   // Fence guards refuse a lock without a fence (docs/design.md#fail-closed).
   await expect(
     fencedUpdate(ledger.pool, local, { table: ledger.table, set: { value: 1 }, where: { id: 1 } }),
-  ).rejects.toBeInstanceOf(LockUnavailableError);
+  ).rejects.toMatchObject({ name: "LockUnavailableError", reason: "unfenced-lock" });
 
   // The server comes back while the local lock is still held: the heartbeat says so...
   await stack.startServer();

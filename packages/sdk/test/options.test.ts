@@ -4,12 +4,13 @@ import {
   createWarden,
   InvalidArgumentError,
   LockTimeoutError,
+  type LockUnavailableError,
   NotHolderError,
   UnknownResourceError,
   WARDEN_DEFAULTS,
 } from "../src/index.js";
 import { fullJitterDelayMs } from "../src/time/full-jitter.js";
-import { classifyFailure } from "../src/transport/map-error.js";
+import { classifyFailure, failureToError } from "../src/transport/map-error.js";
 import { ReplyLostError, ServerUnreachableError } from "../src/transport/transport-errors.js";
 
 describe("createWarden validates its options in the constructor", () => {
@@ -123,5 +124,34 @@ describe("server errors map to the typed errors of @warden/core in one place", (
         ctx,
       ).kind,
     ).toBe("wait-cancelled");
+  });
+
+  test("every refusal that surfaces as LockUnavailableError says why in `reason`", () => {
+    const ctx = { operation: "acquire" };
+    const reasonOf = (failure: ReturnType<typeof classifyFailure>) =>
+      (failureToError(failure, ctx) as LockUnavailableError).reason;
+    const refusal = (wardenCode: string, details: Record<string, unknown>) =>
+      classifyFailure(serverError("x", { code: "SERVICE_UNAVAILABLE", wardenCode, details }), ctx);
+    expect(
+      reasonOf(refusal("LOCK_UNAVAILABLE", { retryAfterMs: null, reason: "tier-change" })),
+    ).toBe("tier-change");
+    // A server that predates `reason` reads as the generic one.
+    expect(reasonOf(refusal("LOCK_UNAVAILABLE", { retryAfterMs: null }))).toBe("store-unavailable");
+    expect(reasonOf(refusal("REPLICATION_TIMEOUT", { required: 1, acknowledged: 0 }))).toBe(
+      "replicas",
+    );
+    const quota = refusal("QUOTA_EXCEEDED", { retryAfterMs: 40 });
+    expect(failureToError(quota, ctx)).toMatchObject({ reason: "quota", retryAfterMs: 40 });
+    expect(reasonOf(classifyFailure(new ServerUnreachableError("down"), ctx))).toBe(
+      "server-unreachable",
+    );
+    expect(
+      reasonOf(
+        classifyFailure(
+          serverError("x", { code: "CLIENT_CLOSED_REQUEST", wardenCode: "WAIT_CANCELLED" }),
+          ctx,
+        ),
+      ),
+    ).toBe("wait-withdrawn");
   });
 });

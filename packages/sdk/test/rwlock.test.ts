@@ -299,6 +299,12 @@ describe("warden.rwLock", () => {
       await w.release();
       const { violations } = await hammer([stack.client(), stack.client()], rw, `mh-${uid()}`);
       expect(violations).toEqual([]);
+      // A resource that does not degrade is refused on MySQL, and the SDK is told why.
+      const strict = await stack.resource(`strict-${uid()}`, { degrade: false });
+      await expect(stack.client().tryAcquire(strict, key)).rejects.toMatchObject({
+        name: "LockUnavailableError",
+        reason: "fail-closed",
+      });
     } finally {
       await locks.override("redis", "sdk-rwlock-test", "back to Redis");
       await locks.override(null, "sdk-rwlock-test", "automatic");

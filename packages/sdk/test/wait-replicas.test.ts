@@ -40,6 +40,7 @@ describe("waitReplicas through the SDK", () => {
       );
       expect(outcome, what).toBeInstanceOf(LockUnavailableError);
       expect((outcome as Error).message, what).toMatch(NOT_ACKNOWLEDGED);
+      expect((outcome as LockUnavailableError).reason, what).toBe("replicas");
     }
     // Nothing is held on any of the keys.
     expect(await warden.inspect(mutex, key)).toBeNull();

@@ -1,4 +1,3 @@
-import { LockUnavailableError } from "@warden/contract";
 import type { Services } from "../context.js";
 import {
   rwAcquireInputSchema,
@@ -15,6 +14,7 @@ import type { LockCaller } from "../usecases/index.js";
 import type { RwUseCases } from "../usecases/rw-usecases.js";
 import type { SemaphoreUseCases } from "../usecases/semaphore-usecases.js";
 import { plainAcquire, plainExtend, plainRelease, plainSemaphoreAcquire } from "./fast-inputs.js";
+import { notServed } from "../errors/not-served.js";
 
 /*
  * The hot coordination calls of the lock socket (semaphore and read-write lock acquire,
@@ -44,13 +44,13 @@ export interface DirectCall {
 // The routers' own refusals when a server was started without the primitive.
 function semaphores(services: Services): SemaphoreUseCases {
   const ops = services.semaphoreUseCases;
-  if (!ops) throw new LockUnavailableError("this server was started without semaphores");
+  if (!ops) throw notServed("semaphores");
   return ops;
 }
 
 function rwLocks(services: Services): RwUseCases {
   const ops = services.rwUseCases;
-  if (!ops) throw new LockUnavailableError("this server was started without read-write locks");
+  if (!ops) throw notServed("read-write locks");
   return ops;
 }
 

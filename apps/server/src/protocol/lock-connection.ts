@@ -6,12 +6,7 @@ import {
   getTRPCErrorShape,
   TRPCError,
 } from "@trpc/server";
-import {
-  InvalidArgumentError,
-  LockUnavailableError,
-  UnauthorizedError,
-  WaitCancelledError,
-} from "@warden/contract";
+import { InvalidArgumentError, UnauthorizedError, WaitCancelledError } from "@warden/contract";
 import type { WebSocket } from "ws";
 import { ZodError, z } from "zod";
 import type { TenantPrincipal } from "../auth/principal.js";
@@ -43,6 +38,7 @@ import {
   RENEW_KINDS,
   type RenewKind,
 } from "./wire.js";
+import { notServed } from "../errors/not-served.js";
 
 // Built once: every command of every frame is checked against the wire contract's schemas.
 // An item with `kind: "permit"` renews a semaphore permit grant (docs/decisions/0162), one
@@ -460,7 +456,7 @@ export class LockConnection {
   /** One permit of a `renew` command, through the semaphore use case (decision 0162). */
   private async renewPermit(caller: LockCaller, item: RenewEntry) {
     const semaphores = this.services.semaphoreUseCases;
-    if (!semaphores) throw new LockUnavailableError("this server was started without semaphores");
+    if (!semaphores) throw notServed("semaphores");
     const { kind: _kind, ...input } = item;
     return semaphores.extend(caller, input);
   }
@@ -469,7 +465,7 @@ export class LockConnection {
   private async renewRwGrant(caller: LockCaller, item: RenewEntry) {
     const rwLocks = this.services.rwUseCases;
     if (!rwLocks) {
-      throw new LockUnavailableError("this server was started without read-write locks");
+      throw notServed("read-write locks");
     }
     const { kind: _kind, ...input } = item;
     return rwLocks.extend(caller, input);

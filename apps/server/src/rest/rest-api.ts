@@ -234,9 +234,7 @@ export function createRestApi(services: Services, options: RestApiOptions): Rest
           503,
           "LOCK_UNAVAILABLE",
           "this instance is shutting down; call another",
-          {
-            retryAfterMs: null,
-          },
+          { retryAfterMs: null, reason: "shutting-down" },
         );
       }
       const match = matchRoute(req.method ?? "GET", path);

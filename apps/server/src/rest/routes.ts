@@ -1,4 +1,4 @@
-import { InvalidArgumentError, LockUnavailableError, type ErrorCode } from "@warden/contract";
+import { InvalidArgumentError, type ErrorCode } from "@warden/contract";
 import { tierSchema } from "@warden/contract/wire";
 import { ZodError, z } from "zod";
 import type { Services } from "../context.js";
@@ -39,6 +39,7 @@ import {
   waitersReplySchema,
   type RestOnlyCode,
 } from "./schemas.js";
+import { notServed } from "../errors/not-served.js";
 
 /** POST /v1/locks/{resource}/revoke-request (docs/decisions/0176). */
 const revokeRequestBodySchema = requestRevokeInputSchema.omit({ resource: true }).strict();
@@ -132,14 +133,14 @@ function businessKeyQuery(call: RouteCall, required: boolean): string | undefine
 /** The semaphore use cases; a server started without semaphores refuses their calls. */
 function semaphoresOf(call: RouteCall): SemaphoreUseCases {
   const ops = call.services.semaphoreUseCases;
-  if (!ops) throw new LockUnavailableError("this server was started without semaphores");
+  if (!ops) throw notServed("semaphores");
   return ops;
 }
 
 /** The read-write lock use cases; a server started without them refuses their calls. */
 function rwLocksOf(call: RouteCall): RwUseCases {
   const ops = call.services.rwUseCases;
-  if (!ops) throw new LockUnavailableError("this server was started without read-write locks");
+  if (!ops) throw notServed("read-write locks");
   return ops;
 }
 

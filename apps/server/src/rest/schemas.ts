@@ -1,5 +1,11 @@
 import { z } from "zod";
-import type { ErrorCode, ErrorDetailsByCode, Holder, LeaseView } from "@warden/contract";
+import {
+  LOCK_UNAVAILABLE_REASONS,
+  type ErrorCode,
+  type ErrorDetailsByCode,
+  type Holder,
+  type LeaseView,
+} from "@warden/contract";
 import {
   acquireInputSchema,
   businessKeySchema,
@@ -306,7 +312,10 @@ const detailsByCode = {
   UNKNOWN_RESOURCE: z.object({ resource: z.string() }),
   NOT_HOLDER: z.object({ lockId: z.string(), reason: z.enum(["expired", "other-holder"]) }),
   LOCK_TIMEOUT: z.object({ waitMs: z.number().int() }),
-  LOCK_UNAVAILABLE: z.object({ retryAfterMs: z.number().nullable() }),
+  LOCK_UNAVAILABLE: z.object({
+    retryAfterMs: z.number().nullable(),
+    reason: z.enum(LOCK_UNAVAILABLE_REASONS),
+  }),
   LEASE_LOST: z.object({ lockId: z.string() }),
   OUTCOME_UNKNOWN: z.object({
     lockId: z.string().nullable(),

@@ -1,7 +1,8 @@
-import { InvalidArgumentError, LockUnavailableError, type LeaseView } from "@warden/contract";
+import { InvalidArgumentError, type LeaseView } from "@warden/contract";
 import { holderListInputSchema, forceReleaseInputSchema } from "../schemas/lock.js";
 import { lockKeyInputSchema } from "../schemas/lock.js";
 import { authedProcedure, roleProcedure, router } from "../trpc.js";
+import { notServed } from "../errors/not-served.js";
 
 const U64_MAX = (1n << 64n) - 1n;
 
@@ -74,7 +75,7 @@ export const holderRouter = router({
     const resource = await services.registry.get(input.resource, ctx.principal);
     if (resource.kind === "semaphore") {
       const semaphores = services.semaphoreUseCases;
-      if (!semaphores) throw new LockUnavailableError("this server was started without semaphores");
+      if (!semaphores) throw notServed("semaphores");
       const permits = await semaphores.list(resource, {
         ...(input.businessKey === undefined ? {} : { businessKey: input.businessKey }),
         ...(input.tier === undefined ? {} : { tier: input.tier }),
@@ -103,7 +104,7 @@ export const holderRouter = router({
     }
     if (resource.kind === "rwlock") {
       const rw = services.rwUseCases;
-      if (!rw) throw new LockUnavailableError("this server was started without read-write locks");
+      if (!rw) throw notServed("read-write locks");
       const page = await rw.list(resource, {
         ...(input.businessKey === undefined ? {} : { businessKey: input.businessKey }),
         ...(input.tier === undefined ? {} : { tier: input.tier }),
@@ -201,7 +202,7 @@ export const holderRouter = router({
       const by = { actor: ctx.actor, reason: input.reason };
       if (resource.kind === "rwlock") {
         const rw = services.rwUseCases;
-        if (!rw) throw new LockUnavailableError("this server was started without read-write locks");
+        if (!rw) throw notServed("read-write locks");
         const grants = await rw.forceRelease(resource, target, by);
         return {
           removed: null as LeaseView | null,
@@ -211,8 +212,7 @@ export const holderRouter = router({
       }
       if (resource.kind === "semaphore") {
         const semaphores = services.semaphoreUseCases;
-        if (!semaphores)
-          throw new LockUnavailableError("this server was started without semaphores");
+        if (!semaphores) throw notServed("semaphores");
         const permits = await semaphores.forceRelease(resource, target, by);
         return {
           removed: null as LeaseView | null,

@@ -1,4 +1,4 @@
-import { InvalidArgumentError, LockUnavailableError } from "@warden/contract";
+import { InvalidArgumentError } from "@warden/contract";
 import { businessKeySchema, resourceNameSchema } from "@warden/contract/wire";
 import { z } from "zod";
 import type { Principal, TenantPrincipal } from "../auth/principal.js";
@@ -7,6 +7,7 @@ import type { ResourceView } from "../registry/resource-view.js";
 import type { RwGrantInfo } from "../schemas/rwlock.js";
 import type { PermitInfo } from "../schemas/semaphore.js";
 import { authedProcedure, router } from "../trpc.js";
+import { notServed } from "../errors/not-served.js";
 
 /** Most keys one `keyState.keys` call inspects. */
 export const MAX_KEY_STATE_KEYS = 50;
@@ -78,7 +79,7 @@ export const keyStateRouter = router({
     const currentTier = services.locks.tier;
     if (resource.kind === "semaphore") {
       const ops = services.semaphoreUseCases;
-      if (!ops) throw new LockUnavailableError("this server was started without semaphores");
+      if (!ops) throw notServed("semaphores");
       const caller = { principal: readerOf(ctx.principal, resource), clientId: null };
       const keys: SemaphoreKeyState[] = await Promise.all(
         businessKeys.map(async (businessKey) => {
@@ -96,7 +97,7 @@ export const keyStateRouter = router({
     }
     if (resource.kind === "rwlock") {
       const rw = services.rwUseCases;
-      if (!rw) throw new LockUnavailableError("this server was started without read-write locks");
+      if (!rw) throw notServed("read-write locks");
       const caller = { principal: readerOf(ctx.principal, resource), clientId: null };
       const keys: RwKeyState[] = await Promise.all(
         businessKeys.map(async (businessKey) => {

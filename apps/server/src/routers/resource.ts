@@ -1,4 +1,3 @@
-import { LockUnavailableError } from "@warden/contract";
 import { auditRecord } from "../audit/audit-record.js";
 import { requirePolicyRights } from "../auth/scopes.js";
 import type { Context } from "../context.js";
@@ -7,6 +6,7 @@ import type { PolicyChangeListener } from "../registry/resource-registry.js";
 import { resourceListInputSchema, resourceNameInputSchema } from "../schemas/admin.js";
 import { resourceCreateSchema, resourceUpdateSchema } from "../schemas/resource-policy.js";
 import { authedProcedure, editorProcedure, router } from "../trpc.js";
+import { notServed } from "../errors/not-served.js";
 
 const TIERS = ["redis", "mysql", "local"] as const;
 
@@ -74,14 +74,12 @@ export const resourceRouter = router({
       async (name) => {
         if (resource.kind === "rwlock") {
           const rw = services.rwUseCases;
-          if (!rw)
-            throw new LockUnavailableError("this server was started without read-write locks");
+          if (!rw) throw notServed("read-write locks");
           return rw.hasLiveGrants(resource);
         }
         if (resource.kind === "semaphore") {
           const semaphores = services.semaphoreUseCases;
-          if (!semaphores)
-            throw new LockUnavailableError("this server was started without semaphores");
+          if (!semaphores) throw notServed("semaphores");
           return semaphores.hasLiveGrants(resource);
         }
         // Every tier: leases granted before a tier switch live on where they were granted.

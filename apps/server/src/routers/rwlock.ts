@@ -1,6 +1,5 @@
 import type { TenantPrincipal } from "../auth/principal.js";
 import type { Context } from "../context.js";
-import { LockUnavailableError } from "@warden/contract";
 import {
   rwAcquireInputSchema,
   rwExtendInputSchema,
@@ -10,6 +9,7 @@ import {
 import { router, tenantProcedure } from "../trpc.js";
 import type { LockCaller } from "../usecases/index.js";
 import type { RwUseCases } from "../usecases/rw-usecases.js";
+import { notServed } from "../errors/not-served.js";
 
 function callerOf(ctx: Context & { principal: TenantPrincipal }): LockCaller {
   return { principal: ctx.principal, clientId: ctx.request.clientId };
@@ -17,7 +17,7 @@ function callerOf(ctx: Context & { principal: TenantPrincipal }): LockCaller {
 
 function useCases(ctx: Context): RwUseCases {
   const ops = ctx.services.rwUseCases;
-  if (!ops) throw new LockUnavailableError("this server was started without read-write locks");
+  if (!ops) throw notServed("read-write locks");
   return ops;
 }
 

@@ -1,6 +1,5 @@
 import type { TenantPrincipal } from "../auth/principal.js";
 import type { Context } from "../context.js";
-import { LockUnavailableError } from "@warden/contract";
 import {
   semaphoreAcquireInputSchema,
   semaphoreExtendInputSchema,
@@ -10,6 +9,7 @@ import {
 import { router, tenantProcedure } from "../trpc.js";
 import type { LockCaller } from "../usecases/index.js";
 import type { SemaphoreUseCases } from "../usecases/semaphore-usecases.js";
+import { notServed } from "../errors/not-served.js";
 
 function callerOf(ctx: Context & { principal: TenantPrincipal }): LockCaller {
   return { principal: ctx.principal, clientId: ctx.request.clientId };
@@ -17,7 +17,7 @@ function callerOf(ctx: Context & { principal: TenantPrincipal }): LockCaller {
 
 function useCases(ctx: Context): SemaphoreUseCases {
   const ops = ctx.services.semaphoreUseCases;
-  if (!ops) throw new LockUnavailableError("this server was started without semaphores");
+  if (!ops) throw notServed("semaphores");
   return ops;
 }
 

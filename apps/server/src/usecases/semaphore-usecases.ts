@@ -526,7 +526,10 @@ export function createSemaphoreUseCases(
     by: PermitsForcedBy,
   ): Promise<PermitView[]> {
     const forced = deps.forced;
-    if (!forced) throw new LockUnavailableError("this server cannot force-release permits");
+    if (!forced)
+      throw new LockUnavailableError("this server cannot force-release permits", {
+        reason: "unsupported",
+      });
     return forceReleaseGrants(deps, resource, input, by, {
       op: "semaphore.force-release",
       messages: { removed: "permits force-released", none: "force-release found no permit" },

@@ -1,4 +1,5 @@
 import type { ErrorCode } from "./error-code.js";
+import type { LockUnavailableReason } from "./lock-unavailable-error.js";
 
 /**
  * Why a release or extend was refused: the lease is gone (expired or released), or the
@@ -22,8 +23,11 @@ export interface ErrorDetailsByCode {
   readonly NOT_HOLDER: { readonly lockId: string; readonly reason: NotHolderReason };
   /** How long the acquire waited. */
   readonly LOCK_TIMEOUT: { readonly waitMs: number };
-  /** When the caller may try again, if the refusal says; null when unknown. */
-  readonly LOCK_UNAVAILABLE: { readonly retryAfterMs: number | null };
+  /** When the caller may try again, if the refusal says (null when unknown), and why. */
+  readonly LOCK_UNAVAILABLE: {
+    readonly retryAfterMs: number | null;
+    readonly reason: LockUnavailableReason;
+  };
   readonly LEASE_LOST: { readonly lockId: string };
   /** `lockId` is null when the acquire's reply was lost before the id was known. */
   readonly OUTCOME_UNKNOWN: {

@@ -10,7 +10,11 @@ export { InvalidArgumentError } from "./invalid-argument-error.js";
 export { UnknownResourceError } from "./unknown-resource-error.js";
 export { NotHolderError } from "./not-holder-error.js";
 export { LockTimeoutError } from "./lock-timeout-error.js";
-export { LockUnavailableError } from "./lock-unavailable-error.js";
+export {
+  LockUnavailableError,
+  LOCK_UNAVAILABLE_REASONS,
+  type LockUnavailableReason,
+} from "./lock-unavailable-error.js";
 export { LeaseLostError } from "./lease-lost-error.js";
 export { OutcomeUnknownError } from "./outcome-unknown-error.js";
 export { ReplicationTimeoutError } from "./replication-timeout-error.js";

@@ -5,7 +5,11 @@ import { ForbiddenError } from "./forbidden-error.js";
 import { InvalidArgumentError } from "./invalid-argument-error.js";
 import { LeaseLostError } from "./lease-lost-error.js";
 import { LockTimeoutError } from "./lock-timeout-error.js";
-import { LockUnavailableError } from "./lock-unavailable-error.js";
+import {
+  LOCK_UNAVAILABLE_REASONS,
+  LockUnavailableError,
+  type LockUnavailableReason,
+} from "./lock-unavailable-error.js";
 import { LoginThrottledError } from "./login-throttled-error.js";
 import { NotHolderError } from "./not-holder-error.js";
 import { OutcomeUnknownError } from "./outcome-unknown-error.js";
@@ -66,6 +70,17 @@ function notHolderReason(bag: Bag): NotHolderReason {
   return bag["reason"] === "other-holder" ? "other-holder" : "expired";
 }
 
+const UNAVAILABLE_REASONS = new Set<string>(LOCK_UNAVAILABLE_REASONS);
+
+// A server that predates `reason`, or one that sends a reason this client does not know,
+// reads as the generic one.
+function unavailableReason(bag: Bag): LockUnavailableReason {
+  const value = bag["reason"];
+  return typeof value === "string" && UNAVAILABLE_REASONS.has(value)
+    ? (value as LockUnavailableReason)
+    : "store-unavailable";
+}
+
 function operation(bag: Bag): UncertainOperation {
   const value = bag["operation"];
   return value === "release" || value === "extend" ? value : "acquire";
@@ -88,7 +103,10 @@ export function fromWire(code: unknown, details: unknown, message: string): Ward
     case "LOCK_TIMEOUT":
       return new LockTimeoutError(count(bag, "waitMs", 0));
     case "LOCK_UNAVAILABLE":
-      return new LockUnavailableError(message, { retryAfterMs: countOrNull(bag, "retryAfterMs") });
+      return new LockUnavailableError(message, {
+        retryAfterMs: countOrNull(bag, "retryAfterMs"),
+        reason: unavailableReason(bag),
+      });
     case "LEASE_LOST":
       return new LeaseLostError(text(bag, "lockId", "unknown"), message);
     case "OUTCOME_UNKNOWN":

@@ -205,6 +205,7 @@ async function blockedStep(
   if (blockers?.shared_tier && blockers.shared_tier !== "mysql") {
     throw new LockUnavailableError(
       `the fleet's tier is now ${blockers.shared_tier}; the MySQL tier no longer grants`,
+      { reason: "tier-change" },
     );
   }
   if (blockers?.mirror_lock_id) {

@@ -53,6 +53,7 @@ export class MysqlFenceEpochs {
     } catch (cause) {
       throw new LockUnavailableError(`cannot mint a fencing epoch for the MySQL tier (${reason})`, {
         cause,
+        reason: "fencing-epoch",
       });
     }
     await this.register(epoch, reason);

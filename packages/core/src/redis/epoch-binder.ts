@@ -54,6 +54,7 @@ export class EpochBinder {
     } catch (cause) {
       throw new LockUnavailableError("cannot read the durable fencing epoch; refusing to grant", {
         cause,
+        reason: "fencing-epoch",
       });
     }
   }
@@ -83,7 +84,7 @@ export class EpochBinder {
     } catch (cause) {
       throw new LockUnavailableError(
         `cannot mint a fencing epoch for Redis node ${nodeId} (${reason}); refusing to grant`,
-        { cause },
+        { cause, reason: "fencing-epoch" },
       );
     }
     await Promise.all(epochKeys.map((key) => callScript(this.client, bindEpoch, [key], [epoch])));

@@ -128,7 +128,10 @@ export class TierController {
       instanceId: this.options.instanceId,
       forced: tier !== null,
     });
-    if (!written) throw new LockUnavailableError("tier changed concurrently; retry the override");
+    if (!written)
+      throw new LockUnavailableError("tier changed concurrently; retry the override", {
+        reason: "tier-change",
+      });
     this.adopt(await this.readShared());
     return this.view;
   }

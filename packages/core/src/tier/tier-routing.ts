@@ -23,11 +23,14 @@ export interface ResourcePolicy {
  */
 export function checkTierAllowed(tier: Tier, policy: ResourcePolicy): void {
   if (tier === "mysql" && !policy.degrade) {
-    throw new LockUnavailableError("Redis is down and this resource does not degrade to MySQL");
+    throw new LockUnavailableError("Redis is down and this resource does not degrade to MySQL", {
+      reason: "fail-closed",
+    });
   }
   if (tier === "local" && policy.localFallback !== "allow") {
     throw new LockUnavailableError(
       "no tier can grant with cross-process exclusion (fail-closed resource)",
+      { reason: "fail-closed" },
     );
   }
 }

@@ -169,6 +169,7 @@ export class TieredSemaphores {
       return Promise.reject(
         new LockUnavailableError(
           `this permit was granted on ${input.tier} and the fleet is now on ${this.tier}: it cannot be renewed and runs out with its lease; acquire again`,
+          { reason: "tier-change" },
         ),
       );
     }

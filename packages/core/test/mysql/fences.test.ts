@@ -136,6 +136,9 @@ describe("MySQL tier without a durable epoch", () => {
       await expect(
         target.store.acquire({ resource, businessKey: "k", holder: holder(), leaseMs: 1_000 }),
       ).rejects.toBeInstanceOf(LockUnavailableError);
+      await expect(
+        target.store.acquire({ resource, businessKey: "k", holder: holder(), leaseMs: 1_000 }),
+      ).rejects.toMatchObject({ reason: "fencing-epoch" });
       const [rows] = await target.admin.query<RowDataPacket[]>(
         "SELECT COUNT(*) AS n FROM mysql_lock",
       );

@@ -96,6 +96,7 @@ test("no durable epoch during a failover means no grants on the new master, unti
     return outcome;
   });
   expect(refused).toBeInstanceOf(LockUnavailableError);
+  expect(refused.reason).toBe("fencing-epoch");
   epochSource.down = false;
   const grant = granted(
     await store.acquire({ resource, businessKey: "k2", holder: holder(), leaseMs: 1_000 }),

@@ -148,6 +148,9 @@ test("with Redis and MariaDB both down, allow resources get local locks and deny
   await expect(
     locks.acquire({ resource, businessKey: "y", holder: holder(), leaseMs: 1_000 }, DEGRADES),
   ).rejects.toBeInstanceOf(LockUnavailableError);
+  await expect(
+    locks.acquire({ resource, businessKey: "y", holder: holder(), leaseMs: 1_000 }, DEGRADES),
+  ).rejects.toMatchObject({ reason: "fail-closed" });
   await Promise.all([mariadb.restart(), redis.restart()]);
   await waitForTier(locks, "redis", 20_000);
   expect(locks.snapshot().decidedAlone).toBe(false);

@@ -20,19 +20,19 @@ export function localPolicy(
   if (!ctx.options.localFallback) {
     return new LockUnavailableError(
       "the Warden server is unreachable and this client does not make local locks",
-      { cause },
+      { cause, reason: "server-unreachable" },
     );
   }
   if (!policy) {
     return new LockUnavailableError(
       `the Warden server is unreachable and the policy of ${resource} is unknown to this client: failing closed (list it in createWarden's resources to know it in advance)`,
-      { cause },
+      { cause, reason: "server-unreachable" },
     );
   }
   if (policy.localFallback !== "allow") {
     return new LockUnavailableError(
       `the Warden server is unreachable and ${resource} does not allow local locks (localFallback: deny)`,
-      { cause },
+      { cause, reason: "server-unreachable" },
     );
   }
   return policy;

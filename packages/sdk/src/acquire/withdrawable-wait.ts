@@ -94,5 +94,5 @@ export function abortedAfter(
 
 /** What an acquire of a client that is closing answers. */
 export function clientClosed(): LockUnavailableError {
-  return new LockUnavailableError("the Warden client is closed");
+  return new LockUnavailableError("the Warden client is closed", { reason: "client-closed" });
 }

@@ -18,7 +18,10 @@ export async function clientQuery<T>(
   resource: string,
   duringClose = false,
 ): Promise<T> {
-  if (ctx.closing && !duringClose) throw new LockUnavailableError("the Warden client is closed");
+  if (ctx.closing && !duringClose)
+    throw new LockUnavailableError("the Warden client is closed", {
+      reason: "client-closed",
+    });
   try {
     return await ctx.connection.call(run, ctx.options.requestTimeoutMs);
   } catch (error) {

@@ -295,6 +295,7 @@ export class Campaign {
         this.report(
           new LockUnavailableError(
             `${this.resource}/${this.businessKey}: granted on the local tier, which cannot elect a leader; campaigning again`,
+            { reason: "unfenced-lock" },
           ),
         );
         await this.backoff(failures++, retryBaseDelayMs, retryMaxDelayMs);

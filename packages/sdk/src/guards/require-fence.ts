@@ -13,6 +13,7 @@ export function requireFence(holder: FencedHolder): string {
   if (holder.fence === null || holder.tier === "local") {
     throw new LockUnavailableError(
       `lock ${holder.lockId} is a local-tier lock without a fence: fence guards refuse it`,
+      { reason: "unfenced-lock" },
     );
   }
   parseFence(holder.fence);

@@ -119,17 +119,18 @@ export function classifyWireFailure(
       return {
         kind: "retry-later",
         retryAfterMs,
-        error: new LockUnavailableError(wire.message, { cause, retryAfterMs }),
+        error: new LockUnavailableError(wire.message, { cause, retryAfterMs, reason: "quota" }),
       };
     }
     case "REPLICATION_TIMEOUT":
       // The grant was undone: the key is not held by the caller.
-      return answer(new LockUnavailableError(wire.message, { cause }));
+      return answer(new LockUnavailableError(wire.message, { cause, reason: "replicas" }));
     case "LOCK_UNAVAILABLE":
       return answer(
         new LockUnavailableError(wire.message, {
           cause,
           retryAfterMs: (typed as LockUnavailableError).retryAfterMs,
+          reason: (typed as LockUnavailableError).reason,
         }),
       );
     case "FORBIDDEN":
@@ -158,11 +159,12 @@ export function failureToError(failure: CallFailure, context: CallContext): Erro
     case "wait-cancelled":
       return new LockUnavailableError(
         `${context.operation}: the server withdrew the wait (it is shutting down or the wait was cancelled); the lock was not granted — try again`,
+        { reason: "wait-withdrawn" },
       );
     case "not-sent":
       return new LockUnavailableError(
         `${context.operation}: the Warden server is unreachable; nothing was sent — try again when it is back`,
-        { cause: failure.cause },
+        { cause: failure.cause, reason: "server-unreachable" },
       );
     case "unknown":
       return new OutcomeUnknownError(context.lockId ?? null, uncertain(context.operation), {

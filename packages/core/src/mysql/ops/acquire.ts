@@ -43,5 +43,7 @@ export async function acquireOp(ctx: MysqlOpContext, input: AcquireInput): Promi
   // report read it: a hot key changing hands faster than two round trips. Nothing was
   // granted; that is a refusal ("busy, try again"), not an unavailable tier.
   if (last === "retry") return busyRefusal(ctx, key, holder).result;
-  throw new LockUnavailableError("the MySQL tier could not settle on a fencing epoch");
+  throw new LockUnavailableError("the MySQL tier could not settle on a fencing epoch", {
+    reason: "fencing-epoch",
+  });
 }

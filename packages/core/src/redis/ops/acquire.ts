@@ -253,7 +253,9 @@ export async function acquireOp(ctx: RedisOpContext, input: AcquireInput): Promi
         break;
     }
   }
-  throw new LockUnavailableError("Redis node could not be bound to a fencing epoch");
+  throw new LockUnavailableError("Redis node could not be bound to a fencing epoch", {
+    reason: "fencing-epoch",
+  });
 }
 
 /** An acquire and its WAIT in one pipeline, so WAIT runs on the node that just granted. */

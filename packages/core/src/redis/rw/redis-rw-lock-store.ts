@@ -266,7 +266,9 @@ export class RedisRwLockStore extends RedisStoreBase implements RwLockStore {
           );
       }
     }
-    throw new LockUnavailableError("Redis node could not be bound to a fencing epoch");
+    throw new LockUnavailableError("Redis node could not be bound to a fencing epoch", {
+      reason: "fencing-epoch",
+    });
   }
 
   async release(input: RwReleaseInput): Promise<RwReleaseResult> {

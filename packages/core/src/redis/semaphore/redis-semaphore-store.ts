@@ -232,7 +232,9 @@ export class RedisSemaphoreStore extends RedisStoreBase implements SemaphoreStor
           throw new UnexpectedReplyError("semaphoreAcquire", reply);
       }
     }
-    throw new LockUnavailableError("Redis node could not be bound to a fencing epoch");
+    throw new LockUnavailableError("Redis node could not be bound to a fencing epoch", {
+      reason: "fencing-epoch",
+    });
   }
 
   async release(input: PermitRef): Promise<PermitRelease> {
