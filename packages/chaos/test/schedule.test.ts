@@ -49,7 +49,12 @@ describe("nemesis schedule", () => {
     expect([...kinds].sort()).toEqual(FAULT_KINDS.filter((k) => runsOn(k, "cluster")).sort());
     expect(kinds.has("redis-cluster-failover")).toBe(true);
     expect(kinds.has("server-kill")).toBe(true);
-    for (const sentinelOnly of ["failover-kill-master", "redis-down", "db-and-redis-down"]) {
+    for (const sentinelOnly of [
+      "failover-kill-master",
+      "failover-lost-writes",
+      "redis-down",
+      "db-and-redis-down",
+    ]) {
       expect(kinds.has(sentinelOnly as never)).toBe(false);
     }
     const quick = buildSchedule(3, "quick", undefined, "cluster").steps.map((s) => s.kind);

@@ -7,6 +7,7 @@ import {
   bothDown,
   clockJump,
   failover,
+  lostWrites,
   redisDown,
   replicaPause,
   wardenDbDown,
@@ -36,6 +37,8 @@ export function hitEvidence(
     case "failover-kill-master":
     case "redis-cluster-failover":
       return failover(s);
+    case "failover-lost-writes":
+      return lostWrites(s);
     case "redis-down":
       return redisDown(s);
     case "replica-pause":

@@ -125,3 +125,44 @@ export function replicaPause(s: Scope): Hit {
       : seen.probe === "granted on redis" && onRedis > 0);
   return result(hit, evidence);
 }
+
+/** What the failover-lost-writes fault saw: the replication offsets and the probe's two tries. */
+interface LostWritesObservation {
+  readonly newMaster: number | null;
+  readonly waitReplicas: number;
+  readonly offsetAtCut: number;
+  readonly offsetAtKill: number;
+  readonly probe: string;
+  readonly probeFence: string | null;
+  readonly again: string;
+  readonly againFence: string | null;
+}
+
+/**
+ * A replica was promoted after the master had written what no replica got. Without
+ * `waitReplicas`, the probe's key, granted before the kill, was granted again on the new
+ * master with a greater fence: the first grant was lost, and fences are what set the two
+ * holders apart. With it, the probe's first try was refused (nothing it could lose), and the
+ * key was granted once Redis was back.
+ */
+export function lostWrites(s: Scope): Hit {
+  const seen = observation(s.window, "lostWrites") as LostWritesObservation | undefined;
+  if (!seen) return result(false, "no observation: the fault did not get as far as the promotion");
+  const wrote = seen.offsetAtKill - seen.offsetAtCut;
+  const evidence =
+    `new master ${seen.newMaster ?? "none"}; ${wrote} bytes written past the replicas; ` +
+    `waitReplicas ${seen.waitReplicas}: probe ${seen.probe} (fence ${seen.probeFence ?? "none"}), ` +
+    `then ${seen.again} (fence ${seen.againFence ?? "none"})`;
+  const reissued =
+    seen.probeFence !== null &&
+    seen.againFence !== null &&
+    BigInt(seen.againFence) > BigInt(seen.probeFence);
+  const hit =
+    seen.newMaster !== null &&
+    wrote > 0 &&
+    seen.again === "granted again" &&
+    (seen.waitReplicas > 0
+      ? seen.probe === "LockUnavailableError"
+      : seen.probe === "granted on redis" && reissued);
+  return result(hit, evidence);
+}

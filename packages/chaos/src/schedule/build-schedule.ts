@@ -67,6 +67,8 @@ function paramsOf(kind: FaultKind, mode: RunMode, rng: Rng): FaultParams {
       return { worker, beyondLeaseMs: rng.int(1_000, 2_500) };
     case "failover-kill-master":
       return { restartAfterMs: rng.int(500, 1_500) };
+    case "failover-lost-writes":
+      return { writeMs: rng.int(1_000, 2_000), restartAfterMs: rng.int(500, 1_500) };
     case "redis-down":
     case "warden-db-down":
     case "db-and-redis-down":

@@ -5,6 +5,7 @@
 export const FAULT_KINDS = [
   "pause-holder", // 1: SIGSTOP a holder after its read, past its lease
   "failover-kill-master", // 2: sentinel failover by kill -9 of the master
+  "failover-lost-writes", // 2: the master killed after writing what no replica got
   "redis-down", // 3: every Redis process down → tier mysql, back → redis
   "warden-db-down", // 4: Warden's MariaDB down while Redis is up
   "db-and-redis-down", // 4: both down: local for `allow`, fail-closed for `deny`
@@ -40,6 +41,7 @@ export function isFaultKind(name: string): name is FaultKind {
  */
 const NEEDS_REDIS_TIER: ReadonlySet<FaultKind> = new Set([
   "failover-kill-master",
+  "failover-lost-writes",
   "redis-cluster-failover",
   "redis-down",
   "warden-db-down",
@@ -70,6 +72,7 @@ export type RedisVariant = "sentinel" | "cluster";
  */
 const SENTINEL_ONLY: ReadonlySet<FaultKind> = new Set([
   "failover-kill-master",
+  "failover-lost-writes",
   "redis-down",
   "db-and-redis-down",
 ]);

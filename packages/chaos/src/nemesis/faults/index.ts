@@ -3,6 +3,7 @@ import type { FaultContext } from "../fault-context.js";
 import { clockJumpServer } from "./clock-jump.js";
 import { redisClusterFailover } from "./cluster-failover.js";
 import { dbAndRedisDown, wardenDbDown } from "./database-outage.js";
+import { failoverLostWrites } from "./failover-lost-writes.js";
 import { killWorkerHolding } from "./kill-worker.js";
 import { networkFault } from "./network.js";
 import { pauseHolder } from "./pause-holder.js";
@@ -16,6 +17,7 @@ import { serverKill } from "./server-kill.js";
 export const FAULTS: Readonly<Record<FaultKind, (ctx: FaultContext) => Promise<void>>> = {
   "pause-holder": pauseHolder,
   "failover-kill-master": failoverKillMaster,
+  "failover-lost-writes": failoverLostWrites,
   "redis-down": redisDown,
   "warden-db-down": wardenDbDown,
   "db-and-redis-down": dbAndRedisDown,
