@@ -1,6 +1,6 @@
 import { startCluster, type RedisClusterGroup } from "@warden/testkit";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { compareFences, type RedisLockStore } from "../../src/index.js";
+import { NotHolderError, compareFences, type RedisLockStore } from "../../src/index.js";
 import { eventually } from "../support/eventually.js";
 import { holder, uniqueResource } from "../support/ids.js";
 import { openRedisStore } from "../support/redis-target.js";
@@ -84,6 +84,48 @@ test("after a cluster failover a grant that waits for a replica reaches the key'
     return r;
   }, 15_000);
   expect(compareFences(second.fence!, first.fence!)).toBeGreaterThan(0);
+});
+
+test("a grant lost in a cluster failover is reissued on the promoted replica with a greater fence", async () => {
+  const resource = uniqueResource();
+  const key = { resource, businessKey: "settle" };
+  for (const node of cluster.nodes) if (node.state === "exited") await node.restart();
+  const warm = await eventually(async () => {
+    const r = await store.acquire({ ...key, holder: holder(), leaseMs: 5_000, waitReplicas: 1 });
+    if (!r.granted) throw new Error("held");
+    return r;
+  }, 15_000);
+  await store.release({ ...key, lockId: warm.lockId });
+  const owner = await findOwner(await cluster.masters(), `w:{${resource}#`);
+  const admin = owner.client();
+  let replica: (typeof cluster.nodes)[number] | undefined;
+  try {
+    const [, , links] = (await admin.call("ROLE")) as [string, number, [string, string][]];
+    const ports = new Set(links.map(([, port]) => Number(port)));
+    replica = cluster.nodes.find((node) => ports.has(node.port));
+    if (!replica) throw new Error("the key's master has no replica");
+    // Frozen, then cut off: nothing the master writes from now on reaches the replica.
+    replica.pause();
+    expect(Number(await admin.call("CLIENT", "KILL", "TYPE", "replica"))).toBeGreaterThan(0);
+  } finally {
+    admin.disconnect();
+  }
+  const lost = await store.acquire({ ...key, holder: holder("first"), leaseMs: 30_000 });
+  if (!lost.granted) throw new Error("the first grant was refused");
+  await owner.kill9();
+  replica.resume();
+
+  const second = await eventually(async () => {
+    const r = await store.acquire({ ...key, holder: holder("second"), leaseMs: 30_000 });
+    if (!r.granted) throw new Error(`not granted: held by ${r.holder.clientId}`);
+    return r;
+  }, 30_000);
+  expect(compareFences(second.fence!, lost.fence!)).toBeGreaterThan(0);
+  await expect(store.extend({ ...key, lockId: lost.lockId, leaseMs: 30_000 })).rejects.toEqual(
+    expect.objectContaining({ constructor: NotHolderError, reason: "other-holder" }),
+  );
+  expect((await store.inspect(key))?.lockId).toBe(second.lockId);
+  await owner.restart();
 });
 
 async function findOwner(
