@@ -1,5 +1,4 @@
-import { startSentinelGroup, type SentinelGroup } from "@warden/testkit";
-import { afterAll, beforeAll, expect, test } from "vitest";
+import { expect, test } from "vitest";
 import {
   LockUnavailableError,
   compareFences,
@@ -8,25 +7,9 @@ import {
 } from "../../src/index.js";
 import { eventually } from "../support/eventually.js";
 import { holder, uniqueResource } from "../support/ids.js";
-import { MemoryEpochSource } from "../support/memory-epoch-source.js";
-import { openRedisStore } from "../support/redis-target.js";
+import { useSentinelStore } from "../support/sentinel-store.js";
 
-let group: SentinelGroup;
-let store: RedisLockStore;
-const epochSource = new MemoryEpochSource();
-
-beforeAll(async () => {
-  group = await startSentinelGroup();
-  ({ store } = await openRedisStore(
-    { mode: "sentinel", sentinels: group.sentinels, masterName: group.masterName },
-    { epochSource },
-  ));
-});
-
-afterAll(async () => {
-  await store?.close();
-  await group?.stop();
-});
+const fixture = useSentinelStore();
 
 function granted(result: Awaited<ReturnType<RedisLockStore["acquire"]>>): Grant {
   if (!result.granted) throw new Error("not granted");
@@ -38,14 +21,19 @@ test("after a failover every fence exceeds those granted before, and live leases
   const before: string[] = [];
   for (let i = 0; i < 50; i += 1) {
     const grant = granted(
-      await store.acquire({ resource, businessKey: "hot", holder: holder(), leaseMs: 5_000 }),
+      await fixture.store.acquire({
+        resource,
+        businessKey: "hot",
+        holder: holder(),
+        leaseMs: 5_000,
+      }),
     );
     before.push(grant.fence!);
-    await store.release({ resource, businessKey: "hot", lockId: grant.lockId });
+    await fixture.store.release({ resource, businessKey: "hot", lockId: grant.lockId });
   }
   // Acknowledged by both replicas, so the promoted one has it.
   const live = granted(
-    await store.acquire({
+    await fixture.store.acquire({
       resource,
       businessKey: "live",
       holder: holder("keeper"),
@@ -53,37 +41,46 @@ test("after a failover every fence exceeds those granted before, and live leases
       waitReplicas: 2,
     }),
   );
-  const epochBefore = epochSource.epoch;
+  const epochBefore = fixture.epochSource.epoch;
 
-  await group.failover({ how: "kill" });
+  await fixture.group.failover({ how: "kill" });
 
   const after = await eventually(async () =>
     granted(
-      await store.acquire({ resource, businessKey: "hot", holder: holder(), leaseMs: 5_000 }),
+      await fixture.store.acquire({
+        resource,
+        businessKey: "hot",
+        holder: holder(),
+        leaseMs: 5_000,
+      }),
     ),
   );
   for (const fence of [...before, live.fence!])
     expect(compareFences(after.fence!, fence)).toBeGreaterThan(0);
-  expect(epochSource.epoch).toBeGreaterThan(epochBefore);
-  expect(epochSource.reasons.at(-1)).toMatch(/new master/);
+  expect(fixture.epochSource.epoch).toBeGreaterThan(epochBefore);
+  expect(fixture.epochSource.reasons.at(-1)).toMatch(/new master/);
 
-  const contender = await store.acquire({
+  const contender = await fixture.store.acquire({
     resource,
     businessKey: "live",
     holder: holder("other"),
     leaseMs: 1_000,
   });
   expect(contender.granted).toBe(false);
-  expect((await store.inspect({ resource, businessKey: "live" }))?.lockId).toBe(live.lockId);
+  expect((await fixture.store.inspect({ resource, businessKey: "live" }))?.lockId).toBe(
+    live.lockId,
+  );
 });
 
 test("no durable epoch during a failover means no grants on the new master, until it is back", async () => {
   const resource = uniqueResource();
-  granted(await store.acquire({ resource, businessKey: "k", holder: holder(), leaseMs: 1_000 }));
-  epochSource.down = true;
-  await group.failover({ how: "command" });
+  granted(
+    await fixture.store.acquire({ resource, businessKey: "k", holder: holder(), leaseMs: 1_000 }),
+  );
+  fixture.epochSource.down = true;
+  await fixture.group.failover({ how: "command" });
   const refused = await eventually(async () => {
-    const outcome = await store
+    const outcome = await fixture.store
       .acquire({ resource, businessKey: "k2", holder: holder(), leaseMs: 1_000 })
       .then(
         () => "granted",
@@ -97,9 +94,9 @@ test("no durable epoch during a failover means no grants on the new master, unti
   });
   expect(refused).toBeInstanceOf(LockUnavailableError);
   expect(refused.reason).toBe("fencing-epoch");
-  epochSource.down = false;
+  fixture.epochSource.down = false;
   const grant = granted(
-    await store.acquire({ resource, businessKey: "k2", holder: holder(), leaseMs: 1_000 }),
+    await fixture.store.acquire({ resource, businessKey: "k2", holder: holder(), leaseMs: 1_000 }),
   );
-  expect(Number(grant.fence) / 2 ** 33).toBeGreaterThanOrEqual(epochSource.epoch);
+  expect(Number(grant.fence) / 2 ** 33).toBeGreaterThanOrEqual(fixture.epochSource.epoch);
 });
