@@ -49,9 +49,9 @@ describe("nemesis schedule", () => {
     expect([...kinds].sort()).toEqual(FAULT_KINDS.filter((k) => runsOn(k, "cluster")).sort());
     expect(kinds.has("redis-cluster-failover")).toBe(true);
     expect(kinds.has("server-kill")).toBe(true);
+    expect(kinds.has("failover-lost-writes")).toBe(true);
     for (const sentinelOnly of [
       "failover-kill-master",
-      "failover-lost-writes",
       "redis-down",
       "db-and-redis-down",
     ]) {

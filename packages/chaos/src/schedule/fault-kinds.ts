@@ -72,7 +72,6 @@ export type RedisVariant = "sentinel" | "cluster";
  */
 const SENTINEL_ONLY: ReadonlySet<FaultKind> = new Set([
   "failover-kill-master",
-  "failover-lost-writes",
   "redis-down",
   "db-and-redis-down",
 ]);
@@ -115,8 +114,8 @@ export const FULL_FAULTS: readonly FaultKind[] = [
  * The cluster variant's quick run: the cluster failover twice (once by kill -9 of the
  * master, once by `CLUSTER FAILOVER` on its replica, as the seed decides), a server
  * instance killed, the process faults whose late write must come back stale, a lease
- * expired early on its master, the servers' path to the cluster reset, and every replica
- * frozen.
+ * expired early on its master, the servers' path to the cluster reset, every replica
+ * frozen, and a master killed after writing what its replica never got.
  */
 export const CLUSTER_QUICK_FAULTS: readonly FaultKind[] = [
   "redis-cluster-failover",
@@ -128,6 +127,7 @@ export const CLUSTER_QUICK_FAULTS: readonly FaultKind[] = [
   "self-pause-after-read",
   "net-redis-reset",
   "replica-pause",
+  "failover-lost-writes",
 ];
 
 /** The cluster variant's full run: every fault that runs on a cluster, the failover three times. */

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Lock } from "@warden/sdk";
 import { Redis } from "ioredis";
 import type { RedisNode } from "@warden/testkit";
-import { sentinelGroupOf } from "../../stack/chaos-redis.js";
+import { clusterOf, sentinelGroupOf } from "../../stack/chaos-redis.js";
 import type { FaultContext } from "../fault-context.js";
 
 /** The probe's key: nothing else locks it, so whoever holds it is the probe. */
@@ -40,19 +40,86 @@ async function firstProbe(ctx: FaultContext): Promise<{ answer: string; lock: Lo
   }
 }
 
-/** The master the sentinels promote after `oldMaster`, or null when none comes in time. */
-async function promoted(ctx: FaultContext, oldMaster: RedisNode): Promise<RedisNode | null> {
-  const group = sentinelGroupOf(ctx.stack.redis);
+/** The master whose loss the fault causes, and the replicas that will not have its last writes. */
+interface Target {
+  readonly master: RedisNode;
+  readonly replicas: readonly RedisNode[];
+  /** Resolves with the node promoted in the master's place, or null when none comes in time. */
+  promoted(): Promise<RedisNode | null>;
+}
+
+/** Polls `find` every 100 ms for up to {@link PROMOTION_WAIT_MS}. */
+async function poll(
+  ctx: FaultContext,
+  find: () => Promise<RedisNode | null>,
+): Promise<RedisNode | null> {
   const deadline = Date.now() + PROMOTION_WAIT_MS;
   while (Date.now() < deadline && !ctx.signal.aborted) {
-    const master = await group.currentMaster().catch(() => null);
-    if (master && master !== oldMaster) {
-      const role = await onNode(master, (client) => client.call("ROLE")).catch(() => null);
-      if (Array.isArray(role) && role[0] === "master") return master;
-    }
+    const found = await find().catch(() => null);
+    if (found) return found;
     await sleep(100);
   }
   return null;
+}
+
+/** Whether `node` answers `ROLE` as a master. */
+async function isMaster(node: RedisNode): Promise<boolean> {
+  const role = await onNode(node, (client) => client.call("ROLE")).catch(() => null);
+  return Array.isArray(role) && role[0] === "master";
+}
+
+/** Sentinel: the group's master and every running replica; the sentinels promote one. */
+async function sentinelTarget(ctx: FaultContext): Promise<Target> {
+  const group = sentinelGroupOf(ctx.stack.redis);
+  const master = await group.currentMaster();
+  return {
+    master,
+    replicas: group.nodes.filter((node) => node !== master && node.state === "running"),
+    promoted: () =>
+      poll(ctx, async () => {
+        const now = await group.currentMaster();
+        return now !== master && (await isMaster(now)) ? now : null;
+      }),
+  };
+}
+
+/**
+ * Cluster: the master of the probe's key (found from a lease the probe takes and gives back
+ * first) and its replica; the cluster promotes the replica.
+ */
+async function clusterTarget(ctx: FaultContext): Promise<Target> {
+  const cluster = clusterOf(ctx.stack.redis);
+  const { probe, resources } = ctx.stack;
+  const lock = await probe.tryAcquire(resources.ledger, PROBE_KEY);
+  const pattern = `w:{${resources.ledger}#*}:l:${PROBE_KEY}`;
+  let master: RedisNode | undefined;
+  try {
+    for (const node of await cluster.masters()) {
+      const [, found] = await onNode(node, (client) =>
+        client.scan("0", "MATCH", pattern, "COUNT", 100_000),
+      );
+      if (found.length > 0) master = node;
+    }
+  } finally {
+    await lock?.release().catch(() => undefined);
+  }
+  if (!lock || !master) throw new Error("the probe's key was not found on any master");
+  const role = (await onNode(master, (client) => client.call("ROLE"))) as [
+    string,
+    number,
+    [string, string, string][],
+  ];
+  const ports = new Set(role[2].map(([, port]) => Number(port)));
+  const replicas = cluster.nodes.filter((node) => ports.has(node.port) && node.state === "running");
+  return {
+    master,
+    replicas,
+    promoted: () =>
+      poll(ctx, async () => {
+        for (const node of replicas) if (await isMaster(node)) return node;
+        return null;
+      }),
+  };
 }
 
 /**
@@ -82,20 +149,21 @@ async function askAgain(ctx: FaultContext): Promise<{ answer: string; fence: str
 }
 
 /**
- * A failover that loses acknowledged writes, for certain: every replica is frozen and cut off
- * from the master (`CLIENT KILL TYPE replica`), so nothing the master writes from then on
- * reaches one, not even a socket buffer read after the thaw. The master keeps granting for
- * `writeMs` (the nemesis's probe takes a key too), is killed with SIGKILL, and the replicas
- * are thawed: the sentinels promote one that never had those grants. Without `waitReplicas`
- * the probe's key is granted again on the new master while its first holder still believes
- * it holds it, and only fences keep the ledger right; with it, every grant of the window was
- * undone, so there was nothing to lose. The heal is the promotion; the old master is then
- * restarted as a replica.
+ * A failover that loses acknowledged writes, for certain: every replica of a master (the
+ * sentinel group's; on a cluster, the probe key's) is frozen and cut off from it (`CLIENT
+ * KILL TYPE replica`), so nothing the master writes from then on reaches one, not even a
+ * socket buffer read after the thaw. The master keeps granting for `writeMs` (the nemesis's
+ * probe takes a key too), is killed with SIGKILL, and the replicas are thawed: the sentinels
+ * (or the cluster) promote one that never had those grants. Without `waitReplicas` the
+ * probe's key is granted again on the new master while its first holder still believes it
+ * holds it, and only fences keep the ledger right; with it, every grant of the window was
+ * undone, so there was nothing to lose. The heal is the promotion; the old master is restarted
+ * as a replica before the probe asks again.
  */
 export async function failoverLostWrites(ctx: FaultContext): Promise<void> {
-  const group = sentinelGroupOf(ctx.stack.redis);
-  const oldMaster = await group.currentMaster();
-  const replicas = group.nodes.filter((node) => node !== oldMaster && node.state === "running");
+  const target =
+    ctx.stack.redis.variant === "cluster" ? await clusterTarget(ctx) : await sentinelTarget(ctx);
+  const { master: oldMaster, replicas } = target;
   ctx.start({ master: oldMaster.port, replicas: replicas.map((node) => node.port) });
   let first: { answer: string; lock: Lock | null } = { answer: "not asked", lock: null };
   let offsets = { atCut: -1, atKill: -1 };
@@ -113,8 +181,12 @@ export async function failoverLostWrites(ctx: FaultContext): Promise<void> {
   } finally {
     for (const node of replicas) node.resume();
   }
-  const newMaster = await promoted(ctx, oldMaster);
+  const newMaster = await target.promoted();
   if (newMaster) ctx.heal({ newMaster: newMaster.port });
+  // Back as the new master's replica: on a cluster the promoted node has no other, and a
+  // resource that waits for replicas can be granted its keys again only then.
+  await ctx.sleep(ctx.param("restartAfterMs"));
+  await oldMaster.restart();
   const again = newMaster ? await askAgain(ctx) : { answer: "no new master", fence: null };
   ctx.observe({
     lostWrites: {
@@ -131,6 +203,4 @@ export async function failoverLostWrites(ctx: FaultContext): Promise<void> {
   });
   // The first lease is gone from Redis; its release is refused or finds nothing.
   await first.lock?.release().catch(() => undefined);
-  await ctx.sleep(ctx.param("restartAfterMs"));
-  if (oldMaster.state !== "running") await oldMaster.restart();
 }
