@@ -50,11 +50,7 @@ describe("nemesis schedule", () => {
     expect(kinds.has("redis-cluster-failover")).toBe(true);
     expect(kinds.has("server-kill")).toBe(true);
     expect(kinds.has("failover-lost-writes")).toBe(true);
-    for (const sentinelOnly of [
-      "failover-kill-master",
-      "redis-down",
-      "db-and-redis-down",
-    ]) {
+    for (const sentinelOnly of ["failover-kill-master", "redis-down", "db-and-redis-down"]) {
       expect(kinds.has(sentinelOnly as never)).toBe(false);
     }
     const quick = buildSchedule(3, "quick", undefined, "cluster").steps.map((s) => s.kind);
