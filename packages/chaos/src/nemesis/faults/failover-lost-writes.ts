@@ -9,12 +9,14 @@ import type { FaultContext } from "../fault-context.js";
 const PROBE_KEY = "probe-lost-grant";
 /** The probe's first lease: the resource's longest, so it is still live after the failover. */
 const PROBE_LEASE_MS = 10_000;
-/** How long the fault waits for the sentinels to promote a replica. */
+/** How long the fault waits for the sentinels (or the cluster) to promote a replica. */
 const PROMOTION_WAIT_MS = 30_000;
 
 /** Runs `work` on a connection of its own to `node`. */
 async function onNode<T>(node: RedisNode, work: (client: Redis) => Promise<T>): Promise<T> {
   const client = new Redis(node.url, { lazyConnect: true, maxRetriesPerRequest: 0 });
+  // A node being killed or promoted may drop the connection: the call's rejection says so.
+  client.on("error", () => undefined);
   try {
     await client.connect();
     return await work(client);
