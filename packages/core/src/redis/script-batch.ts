@@ -14,6 +14,8 @@ import {
   rwExtendBatch,
   rwRelease,
   rwReleaseBatch,
+  semaphoreAcquire,
+  semaphoreAcquireBatch,
   semaphoreAcquirePlain,
   semaphoreAcquirePlainBatch,
   semaphoreExtend,
@@ -255,6 +257,24 @@ export class ScriptBatcher {
       highestArg: 4,
       onceArgs: [5, 6, 10],
       itemArgs: [0, 1, 2, 3, 7, 8, 9],
+    });
+  }
+
+  /**
+   * Semaphore acquires of a fair resource (semaphoreAcquire-7's keys: grants, facts, counter,
+   * epoch, queue, waiters, watch; arguments: lockId, clientId, ownerId, leaseMs, minEpoch,
+   * maxLeaseMs, counterSpan, permits, totalPermits, permits held elsewhere, heartbeatMs,
+   * maxTotalPermits, waiterId).
+   */
+  static permitFairAcquires(client: RedisClient): ScriptBatcher | null {
+    return ScriptBatcher.of(client, {
+      single: semaphoreAcquire,
+      batch: semaphoreAcquireBatch,
+      onceKeys: [3],
+      itemKeys: [0, 1, 2, 4, 5, 6],
+      highestArg: 4,
+      onceArgs: [5, 6, 11],
+      itemArgs: [0, 1, 2, 3, 7, 8, 9, 10, 12],
     });
   }
 

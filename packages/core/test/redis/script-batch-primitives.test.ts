@@ -114,6 +114,116 @@ test("semaphore: plain acquires of one turn are two script calls, each answered 
   );
 });
 
+test("semaphore: fair acquires of one turn are two script calls, queued in the order made", async () => {
+  const resource = uniqueResource();
+  const key = (businessKey: string) => ({ resource, businessKey });
+  const fair = (waiterId: string | null) => ({ waiterId, heartbeatMs: 5_000 });
+  const h = holder("h");
+  const held = permitOf(
+    await semaphores.acquire({ ...key("k"), holder: h, leaseMs: 5_000, totalPermits: 1 }),
+  );
+  // A batch first, so the batch script is loaded and each call below is one EVALSHA.
+  await Promise.all(
+    [1, 2, 3].map((i) =>
+      semaphores.acquire({
+        ...key(`warm-${i}`),
+        holder: h,
+        leaseMs: 5_000,
+        totalPermits: 1,
+        fair: fair(`x${i}`),
+      }),
+    ),
+  );
+
+  const sharedTry = (w: string) =>
+    semaphores.acquire({
+      ...key("shared"),
+      holder: holder(w),
+      leaseMs: 5_000,
+      totalPermits: 2,
+      fair: fair(w),
+    });
+  const before = await scriptCalls(raw);
+  const waiters = ["w1", "w2", "w3", "w4", "w5"];
+  const [fresh, shared1, shared2, shared3, respecting, ...queued] = await Promise.all([
+    semaphores.acquire({
+      ...key("free"),
+      holder: holder("f"),
+      leaseMs: 5_000,
+      permits: 2,
+      totalPermits: 3,
+      fair: fair("f"),
+    }),
+    // One free key three times in one call, two permits: the first two are granted, each
+    // counting the grants before it; the third queues.
+    sharedTry("s1"),
+    sharedTry("s2"),
+    sharedTry("s3"),
+    // A try that respects the queue (no place of its own) on a key nobody queues for.
+    semaphores.acquire({
+      ...key("respect"),
+      holder: holder("r"),
+      leaseMs: 5_000,
+      totalPermits: 1,
+      fair: fair(null),
+    }),
+    ...waiters.map((w) =>
+      semaphores.acquire({
+        ...key("k"),
+        holder: holder(w),
+        leaseMs: 5_000,
+        totalPermits: 1,
+        fair: fair(w),
+      }),
+    ),
+  ]);
+  // The first alone, the other ten in one call.
+  expect(await scriptCalls(raw)).toBe(before + 2);
+
+  expect(permitOf(fresh)).toMatchObject({ permits: 2, inUse: 2, totalPermits: 3, ttlMs: 5_000 });
+  expect(permitOf(shared1)).toMatchObject({ inUse: 1 });
+  expect(permitOf(shared2)).toMatchObject({ inUse: 2 });
+  expect(shared3).toMatchObject({ granted: false, inUse: 2 });
+  expect(permitOf(respecting)).toMatchObject({ inUse: 1 });
+  for (const refusal of queued) expect(refusal).toMatchObject({ granted: false, inUse: 1 });
+  const grants = [fresh, shared1, shared2, respecting].map(permitOf);
+  // One epoch check for the whole call found the epoch bound before it.
+  for (const grant of grants) expect(epochOf(grant.fence)).toBe(epochOf(held.fence));
+  // Fences are unique per shard counter: one key's two grants in one call, in call order.
+  expect(BigInt(permitOf(shared2).fence!)).toBeGreaterThan(BigInt(permitOf(shared1).fence!));
+  const [queueKey] = await raw.keys(`w:{${resource}#*}:sq:k`);
+  expect(await raw.zrange(queueKey!, 0, -1)).toEqual(waiters);
+  // The granted waiters left the queue of their key; the refused one kept its place.
+  const [sharedQueue] = await raw.keys(`w:{${resource}#*}:sq:shared`);
+  expect(await raw.zrange(sharedQueue!, 0, -1)).toEqual(["s3"]);
+
+  // Once the permit is free, only the head of the queue may take it, in one batch or not.
+  await semaphores.release({ ...key("k"), lockId: held.lockId });
+  const [second, first] = await Promise.all([
+    semaphores.acquire({
+      ...key("k"),
+      holder: holder("w2"),
+      leaseMs: 5_000,
+      totalPermits: 1,
+      fair: fair("w2"),
+    }),
+    semaphores.acquire({
+      ...key("k"),
+      holder: holder("w1"),
+      leaseMs: 5_000,
+      totalPermits: 1,
+      fair: fair("w1"),
+    }),
+  ]);
+  expect(second).toMatchObject({ granted: false, queued: true });
+  expect(permitOf(first)).toMatchObject({ inUse: 1 });
+  expect(await raw.zrange(queueKey!, 0, -1)).toEqual(["w2", "w3", "w4", "w5"]);
+  const view = await semaphores.inspect(key("shared"));
+  expect(view.holders.map((x) => x.lockId).sort()).toEqual(
+    [permitOf(shared1).lockId, permitOf(shared2).lockId].sort(),
+  );
+});
+
 test("semaphore: releases of one turn are two script calls; an unknown lockId fails only its own", async () => {
   const resource = uniqueResource();
   const h = holder("r");

@@ -25,6 +25,7 @@
 
   Expired grants are removed first, inside this script: nothing else reclaims them. A plain
   (not fair) acquire runs semaphoreAcquirePlain-5.lua instead, which takes no queue keys.
+  The body is include/permitFair.lua, shared with semaphoreAcquireBatch-n.lua.
 
   Returns, with nowMs the Redis server clock in ms:
     { 1, lockId, fence, inUse, leaseMs, nowMs }   granted; inUse counts this grant
@@ -41,54 +42,9 @@
 -- #include queue
 -- #include permits
 -- #include watch
-local leaseMs = tonumber(ARGV[4])
-local maxLeaseMs = tonumber(ARGV[6])
-local permits = tonumber(ARGV[8])
-local total = tonumber(ARGV[9])
-if not permitArgsValid(leaseMs, maxLeaseMs, permits, total, tonumber(ARGV[12]), tonumber(ARGV[10])) then
-  return { -1 }
-end
-
+-- #include permitFair
 local time = redis.call("TIME")
 local nowMs = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-local inUse, held = livePermits(KEYS[1], KEYS[2], nowMs)
-
--- The key's queue (fair calls only), kept as for the mutex (acquireLock-7.lua).
-local fair = ARGV[11] ~= ""
-local me = ARGV[13]
-local queued = false
-if fair then
-  local heartbeatMs = tonumber(ARGV[11])
-  if not heartbeatMs or heartbeatMs ~= math.floor(heartbeatMs) or heartbeatMs < 1 or heartbeatMs > maxLeaseMs then
-    return { -1 }
-  end
-  queued = keepPlace(KEYS[5], KEYS[6], me, heartbeatMs, nowMs)
-end
-
--- A refusal writes nothing but the watch mark and mints no fence, so it needs no epoch check.
-local needed = inUse + tonumber(ARGV[10]) + permits - total
-if needed > 0 then
-  local retryMs = retryAfterMs(held, needed)
-  markWatched(KEYS[7], retryMs)
-  return { 0, inUse, retryMs, nowMs }
-end
-if queued then
-  markWatched(KEYS[7], 0)
-  return { -7, inUse }
-end
-
-local epoch, notBound = boundEpoch(KEYS[4], tonumber(ARGV[5]))
-if not epoch then
-  return notBound
-end
-
-local minted = mintFence(KEYS[3], epoch, tonumber(ARGV[7]))
-if not minted then
-  return { -4 }
-end
-if fair and me ~= "" then
-  redis.call("ZREM", KEYS[5], me)
-  redis.call("HDEL", KEYS[6], me)
-end
-writeGrant(KEYS[1], KEYS[2], ARGV[1], ARGV[8], minted, nowMs, ARGV[2], ARGV[3], ARGV[9], leaseMs, #held > 0)
-return { 1, ARGV[1], minted, inUse + permits, leaseMs, nowMs }
+return permitAcquireFair(KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], ARGV[1],
+  ARGV[2], ARGV[3], ARGV[4], ARGV[8], ARGV[9], ARGV[10], ARGV[11], ARGV[13], tonumber(ARGV[5]),
+  tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[12]), nowMs, {})

@@ -72,6 +72,7 @@ export class RedisSemaphoreStore extends RedisStoreBase implements SemaphoreStor
   private readonly semaphoreKeys: SemaphoreKeys;
   /** A turn's plain acquires, releases and extends each go together (decision 0213); null on a cluster. */
   private readonly plainAcquires: ScriptBatcher | null;
+  private readonly fairAcquires: ScriptBatcher | null;
   private readonly releases: ScriptBatcher | null;
   private readonly extends: ScriptBatcher | null;
 
@@ -79,6 +80,7 @@ export class RedisSemaphoreStore extends RedisStoreBase implements SemaphoreStor
     super(client, options);
     this.semaphoreKeys = new SemaphoreKeys(this.keys);
     this.plainAcquires = ScriptBatcher.permitAcquires(client);
+    this.fairAcquires = ScriptBatcher.permitFairAcquires(client);
     this.releases = ScriptBatcher.permitReleases(client);
     this.extends = ScriptBatcher.permitExtends(client);
   }
@@ -137,9 +139,13 @@ export class RedisSemaphoreStore extends RedisStoreBase implements SemaphoreStor
         let raw: unknown;
         if (waitReplicas === 0) {
           raw = await withTimeout(
-            fair
-              ? callScript(this.client, script, redisKeys, args)
-              : ScriptBatcher.send(this.plainAcquires, this.client, script, redisKeys, args),
+            ScriptBatcher.send(
+              fair ? this.fairAcquires : this.plainAcquires,
+              this.client,
+              script,
+              redisKeys,
+              args,
+            ),
             timeoutMs,
           );
         } else {
