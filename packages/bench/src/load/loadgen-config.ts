@@ -20,6 +20,8 @@ export interface LoadgenConfig {
     readonly sdkFair: string;
     /** A `semaphore` resource with 1 permit per key (sdk-semaphore). */
     readonly sdkSemaphore: string;
+    /** A fair `semaphore` resource with 1 permit per key (sdk-semaphore-fair). */
+    readonly sdkSemaphoreFair: string;
     /** A read-write lock (`rwlock`) resource (sdk-read-lock). */
     readonly sdkReadLock: string;
     readonly sdkMysql: string;

@@ -68,7 +68,7 @@ export const NOT_IN_QUICK: readonly VariantName[] = [
 
 /**
  * The full run: every variant × 3 concurrencies × 2 key spaces, 3 rounds of 3 s each after a
- * 1 s warm-up: 78 cells, ~15 minutes with the memory part on a 2-core box.
+ * 1 s warm-up: 84 cells, ~15 minutes with the memory part on a 2-core box.
  */
 export function fullPlan(): BenchPlan {
   return {

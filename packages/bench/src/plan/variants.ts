@@ -10,6 +10,7 @@ export const VARIANTS = [
   "sdk",
   "sdk-fair",
   "sdk-semaphore",
+  "sdk-semaphore-fair",
   "sdk-read-lock",
   "sdk-3clients",
   "sdk-3instances",
@@ -43,6 +44,7 @@ export function serverTierOf(variant: VariantName): "redis" | "mysql" | null {
     case "sdk":
     case "sdk-fair":
     case "sdk-semaphore":
+    case "sdk-semaphore-fair":
     case "sdk-read-lock":
     case "sdk-3clients":
     case "sdk-3instances":

@@ -13,6 +13,7 @@ const RATIOS: readonly (readonly [VariantName, VariantName])[] = [
   ["core-redis-fair", "core-redis"],
   ["sdk-fair", "sdk"],
   ["sdk-semaphore", "sdk"],
+  ["sdk-semaphore-fair", "sdk-fair"],
   ["sdk-read-lock", "sdk"],
   ["sdk-3clients", "sdk"],
   ["sdk-3instances", "sdk-3clients"],
@@ -124,7 +125,7 @@ export function markdownReport(report: BenchReport): string {
     "Each cycle: a random key among K, acquire without waiting, release if granted " +
       "(sdk-fenced-write: one `fencedUpdate` in between; sdk-semaphore: a 1-permit " +
       "`warden.semaphore(resource, key).tryAcquire()` and `permit.release()`, so a key is as " +
-      "contended as the mutex's; sdk-read-lock: `warden.rwLock(resource, key).tryRead()` and " +
+      "contended as the mutex's, and sdk-semaphore-fair the same on a fair resource; sdk-read-lock: `warden.rwLock(resource, key).tryRead()` and " +
       "`lease.release()`, readers never excluding each other). Latencies in ms; CPU in % of " +
       "one core while the cell ran.",
     "",

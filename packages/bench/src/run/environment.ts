@@ -36,6 +36,7 @@ const RESOURCES = {
   sdk: "bench:sdk",
   sdkFair: "bench:sdk-fair",
   sdkSemaphore: "bench:sdk-semaphore",
+  sdkSemaphoreFair: "bench:sdk-semaphore-fair",
   sdkReadLock: "bench:sdk-read-lock",
   sdkMysql: "bench:sdk-mysql",
   fenced: "bench:fenced",
@@ -107,6 +108,13 @@ export async function prepareEnvironment(options: {
     name: RESOURCES.sdkSemaphore,
     leaseMs: plan.leaseMs,
     semaphorePermits: 1,
+  });
+  // The same, fair: every try respects the key's queue, the fair semaphore script's path.
+  await admin.createResource(TENANT, {
+    name: RESOURCES.sdkSemaphoreFair,
+    leaseMs: plan.leaseMs,
+    semaphorePermits: 1,
+    fair: true,
   });
   // Read locks never exclude each other: the cell measures the read path's cost (decision 0046).
   await admin.createResource(TENANT, {

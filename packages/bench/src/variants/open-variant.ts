@@ -29,7 +29,12 @@ export function openVariant(name: VariantName, config: LoadgenConfig): Promise<V
     case "sdk-fair":
       return SdkVariant.open("sdk-fair", target(config.resources.sdkFair));
     case "sdk-semaphore":
-      return SdkSemaphoreVariant.open(target(config.resources.sdkSemaphore));
+      return SdkSemaphoreVariant.open("sdk-semaphore", target(config.resources.sdkSemaphore));
+    case "sdk-semaphore-fair":
+      return SdkSemaphoreVariant.open(
+        "sdk-semaphore-fair",
+        target(config.resources.sdkSemaphoreFair),
+      );
     case "sdk-read-lock":
       return SdkReadLockVariant.open(target(config.resources.sdkReadLock));
     case "sdk-3clients":
