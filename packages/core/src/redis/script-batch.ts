@@ -25,7 +25,7 @@ import {
   type LuaScript,
   type VariadicLuaScript,
 } from "./generated/lua-scripts.js";
-import { callScript, type RedisClient } from "./redis-connection.js";
+import { callScript, callScriptThenWait, type RedisClient } from "./redis-connection.js";
 import { UnexpectedReplyError } from "./reply-code.js";
 import { writeTogetherThisTurn } from "../io/write-together.js";
 
@@ -67,7 +67,7 @@ interface BatchShape {
 /** The batch script's keys and arguments for these calls (two or more). */
 function pack(
   shape: BatchShape,
-  calls: readonly PendingCall[],
+  calls: readonly Pick<PendingCall, "keys" | "args">[],
 ): { keys: string[]; args: (string | number)[] } {
   const first = calls[0]!;
   const keys: string[] = shape.onceKeys.map((i) => first.keys[i]!);
@@ -85,6 +85,27 @@ function pack(
   return { keys, args };
 }
 
+/** A call waiting for its turn's batch and the `WAIT` after it. */
+interface PendingWaitCall {
+  readonly keys: readonly string[];
+  readonly args: readonly (string | number)[];
+  readonly resolve: (reply: Acknowledged) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/** A script's reply and how many replicas acknowledged the writes up to it. */
+export interface Acknowledged {
+  readonly reply: unknown;
+  readonly acknowledged: number;
+}
+
+/** The calls of one turn that wait for the same replicas within the same time. */
+interface WaitGroup {
+  readonly replicas: number;
+  readonly timeoutMs: number;
+  calls: PendingWaitCall[];
+}
+
 /**
  * Sends the calls of one script made in one event-loop turn together (decision 0213): one
  * call goes as the single script, as before; two or more go as one call of the batch script,
@@ -98,6 +119,9 @@ export class ScriptBatcher {
   private pending: PendingCall[] = [];
   private scheduled = false;
   private readonly flushNow = (): void => this.flush();
+  private waitGroups = new Map<string, WaitGroup>();
+  private waitScheduled = false;
+  private readonly flushWaitsNow = (): void => this.flushWaits();
 
   private constructor(
     private readonly client: Redis,
@@ -120,6 +144,93 @@ export class ScriptBatcher {
       this.pending.push({ keys, args, resolve, reject });
       if (this.pending.length >= MAX_SCRIPT_BATCH) this.sendPending();
     });
+  }
+
+  /**
+   * Sends one call and a `WAIT` for `replicas` replicas (at most `timeoutMs`) after it, in
+   * one pipeline; resolves to the single script's raw reply and the `WAIT`'s count
+   * (decision 0227). As with {@link send}, the first such call of a turn leaves at once and
+   * the others of the turn that wait for the same replicas within the same time leave
+   * together: one batch script call, one `WAIT` after it. `WAIT` counts the replicas that
+   * have every write this connection made before it, so its answer holds for each grant of
+   * the batch as it would for a grant alone.
+   */
+  sendThenWait(
+    keys: readonly string[],
+    args: readonly (string | number)[],
+    replicas: number,
+    timeoutMs: number,
+  ): Promise<Acknowledged> {
+    if (!this.waitScheduled) {
+      this.waitScheduled = true;
+      process.nextTick(this.flushWaitsNow);
+      return callScriptThenWait(this.client, this.shape.single, keys, args, replicas, timeoutMs);
+    }
+    return new Promise<Acknowledged>((resolve, reject) => {
+      const id = `${replicas}:${timeoutMs}`;
+      let group = this.waitGroups.get(id);
+      if (!group) {
+        group = { replicas, timeoutMs, calls: [] };
+        this.waitGroups.set(id, group);
+      }
+      group.calls.push({ keys, args, resolve, reject });
+      if (group.calls.length >= MAX_SCRIPT_BATCH) this.sendWaitGroup(group);
+    });
+  }
+
+  private flushWaits(): void {
+    this.waitScheduled = false;
+    const groups = this.waitGroups;
+    if (groups.size === 0) return;
+    this.waitGroups = new Map();
+    for (const group of groups.values()) this.sendWaitGroup(group);
+  }
+
+  private sendWaitGroup(group: WaitGroup): void {
+    const calls = group.calls;
+    if (calls.length === 0) return;
+    group.calls = [];
+    const { replicas, timeoutMs } = group;
+    if (calls.length === 1) {
+      const only = calls[0]!;
+      callScriptThenWait(
+        this.client,
+        this.shape.single,
+        only.keys,
+        only.args,
+        replicas,
+        timeoutMs,
+      ).then(only.resolve, only.reject);
+      return;
+    }
+    const { keys, args } = pack(this.shape, calls);
+    const pipeline = this.client.pipeline();
+    const command = (pipeline as unknown as Record<string, (...a: (string | number)[]) => unknown>)[
+      this.shape.batch.command
+    ]!;
+    command.call(pipeline, keys.length, ...keys, ...args);
+    pipeline.wait(replicas, timeoutMs);
+    pipeline.exec().then(
+      (results) => {
+        const [ran, waited] = results ?? [];
+        const reply: unknown = ran?.[1];
+        if (ran?.[0]) {
+          for (const call of calls) call.reject(ran[0]);
+          return;
+        }
+        if (!Array.isArray(reply) || reply.length !== calls.length) {
+          const error = new UnexpectedReplyError(this.shape.batch.command, reply);
+          for (const call of calls) call.reject(error);
+          return;
+        }
+        // A failed WAIT counts no replica, as for a call alone: each grant is undone.
+        const acknowledged = Number(waited?.[1] ?? 0);
+        for (let i = 0; i < calls.length; i++) calls[i]!.resolve({ reply: reply[i], acknowledged });
+      },
+      (error: unknown) => {
+        for (const call of calls) call.reject(error);
+      },
+    );
   }
 
   /**
@@ -175,6 +286,24 @@ export class ScriptBatcher {
     args: readonly (string | number)[],
   ): Promise<unknown> {
     return batcher ? batcher.send(keys, args) : callScript(client, script, keys, args);
+  }
+
+  /**
+   * {@link sendThenWait} through a batcher on standalone and sentinel; on a cluster (null
+   * batcher), alone.
+   */
+  static sendThenWait(
+    batcher: ScriptBatcher | null,
+    client: RedisClient,
+    script: LuaScript,
+    keys: readonly string[],
+    args: readonly (string | number)[],
+    replicas: number,
+    timeoutMs: number,
+  ): Promise<Acknowledged> {
+    return batcher
+      ? batcher.sendThenWait(keys, args, replicas, timeoutMs)
+      : callScriptThenWait(client, script, keys, args, replicas, timeoutMs);
   }
 
   /** A batcher for one of the shapes below; null on a cluster. */

@@ -1,4 +1,5 @@
-import { startSentinelGroup, type SentinelGroup } from "@warden/testkit";
+import { scriptCalls, startSentinelGroup, type SentinelGroup } from "@warden/testkit";
+import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import {
   InvalidArgumentError,
@@ -13,7 +14,8 @@ import { holder, uniqueResource } from "../support/ids.js";
 import { openRedisStore } from "../support/redis-target.js";
 
 // `waitReplicas` on permits and read-write grants (decision 0222): the grant's own script and
-// a WAIT in one pipeline; a grant too few replicas acknowledged is taken back.
+// a WAIT in one pipeline (the grants of one turn: their batch script and one WAIT, decision
+// 0227); a grant too few replicas acknowledged is taken back.
 
 let group: SentinelGroup;
 let mutex: RedisLockStore;
@@ -119,6 +121,42 @@ test("with the replicas paused, a read or write grant that needs them is taken b
   expect(await rw.inspect({ resource, businessKey: "w" })).toBeNull();
   expect(await rw.inspect({ resource, businessKey: "r" })).toBeNull();
   expect((await rw.acquireWrite(rwInput(resource, "r", "other", 2))).granted).toBe(true);
+});
+
+test("permits, fair permits and read grants of one turn that wait for replicas share batches and WAITs", async () => {
+  const resource = uniqueResource();
+  const fair = (name: string) => ({ waiterId: name, heartbeatMs: 5_000 });
+  const turn = (tag: string) =>
+    Promise.all([
+      ...[1, 2, 3].map((i) => semaphores.acquire(permit(resource, `${tag}-p${i}`, "p", 2))),
+      ...[1, 2, 3].map((i) =>
+        semaphores.acquire({
+          ...permit(resource, `${tag}-f${i}`, `f${i}`, 2),
+          fair: fair(`${tag}-f${i}`),
+        }),
+      ),
+      ...[1, 2, 3].map((i) => rw.acquireRead(rwInput(resource, `${tag}-r${i}`, "r", 2))),
+    ]);
+  // A turn first, so the batch scripts are loaded and each call below is one EVALSHA.
+  await turn("warm");
+  const raw = new Redis((await group.currentMaster()).url);
+  try {
+    const calls = async () => {
+      const stats = await raw.info("commandstats");
+      const waits = Number(/^cmdstat_wait:calls=(\d+)/m.exec(stats)?.[1] ?? 0);
+      return { scripts: await scriptCalls(raw), waits };
+    };
+    const before = await calls();
+    const grants = await turn("k");
+    const after = await calls();
+    // For each of the three scripts: the first call alone, the other two in one call, each
+    // pipeline with its own WAIT.
+    expect(after.scripts - before.scripts).toBe(6);
+    expect(after.waits - before.waits).toBe(6);
+    for (const grant of grants) expect(grant.granted).toBe(true);
+  } finally {
+    raw.disconnect();
+  }
 });
 
 test("an unacknowledged re-entry gives back only its own entry", async () => {

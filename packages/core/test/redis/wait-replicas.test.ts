@@ -1,6 +1,12 @@
-import { startSentinelGroup, type SentinelGroup } from "@warden/testkit";
+import { scriptCalls, startSentinelGroup, type SentinelGroup } from "@warden/testkit";
+import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { ReplicationTimeoutError, type RedisLockStore, type StoreEvent } from "../../src/index.js";
+import {
+  ReplicationTimeoutError,
+  type AcquireResult,
+  type RedisLockStore,
+  type StoreEvent,
+} from "../../src/index.js";
 import { holder, uniqueResource } from "../support/ids.js";
 import { openRedisStore } from "../support/redis-target.js";
 
@@ -67,6 +73,67 @@ test("an unacknowledged re-entry gives back only its own entry, and its event sa
   ]);
   await store.release({ ...key, lockId: first.lockId });
   expect(await store.inspect(key)).toBeNull();
+});
+
+/** Script calls and WAITs the current master has run so far. */
+async function callsOnMaster(): Promise<{ scripts: number; waits: number }> {
+  const raw = new Redis((await group.currentMaster()).url);
+  try {
+    const stats = await raw.info("commandstats");
+    const waits = Number(/^cmdstat_wait:calls=(\d+)/m.exec(stats)?.[1] ?? 0);
+    return { scripts: await scriptCalls(raw), waits };
+  } finally {
+    raw.disconnect();
+  }
+}
+
+function grantOf(result: AcquireResult): Extract<AcquireResult, { granted: true }> {
+  if (!result.granted) throw new Error(`not granted: ${JSON.stringify(result)}`);
+  return result;
+}
+
+test("acquires of one turn that wait for replicas share one batch call and one WAIT", async () => {
+  const resource = uniqueResource();
+  const acquire = (businessKey: string) =>
+    store.acquire({ resource, businessKey, holder: holder(), leaseMs: 5_000, waitReplicas: 2 });
+  // A batch first, so the batch script is loaded and each call below is one EVALSHA.
+  await Promise.all(["w1", "w2", "w3"].map(acquire));
+
+  const before = await callsOnMaster();
+  const grants = await Promise.all(Array.from({ length: 10 }, (_, i) => acquire(`k${i}`)));
+  const after = await callsOnMaster();
+  // The first alone with its WAIT, the other nine in one call with one WAIT after it.
+  expect(after.scripts - before.scripts).toBe(2);
+  expect(after.waits - before.waits).toBe(2);
+  for (const [i, result] of grants.entries()) {
+    const grant = grantOf(result);
+    expect(await store.inspect({ resource, businessKey: `k${i}` })).toMatchObject({
+      lockId: grant.lockId,
+      fence: grant.fence,
+    });
+  }
+});
+
+test("with the replicas paused, every grant of a turn's batch is undone and reported", async () => {
+  const resource = uniqueResource();
+  const keys = Array.from({ length: 6 }, (_, i) => ({ resource, businessKey: `k${i}` }));
+  const before = events.length;
+  await withReplicasPaused(async () => {
+    const outcomes = await Promise.allSettled(
+      keys.map((key) =>
+        store.acquire({ ...key, holder: holder(), leaseMs: 5_000, waitReplicas: 2 }),
+      ),
+    );
+    for (const outcome of outcomes) {
+      expect(outcome.status).toBe("rejected");
+      expect((outcome as PromiseRejectedResult).reason).toBeInstanceOf(ReplicationTimeoutError);
+    }
+  });
+  for (const key of keys) expect(await store.inspect(key)).toBeNull();
+  const undone = events
+    .slice(before)
+    .filter((event) => event.type === "replication-timeout" && event.resource === resource);
+  expect(undone).toHaveLength(keys.length);
 });
 
 /** Runs `body` with every replica of the current master stopped (SIGSTOP), then resumes them. */

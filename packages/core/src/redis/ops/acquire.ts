@@ -21,7 +21,6 @@ import {
 } from "../../store/lock-store.js";
 import { withTimeout } from "../../store/with-timeout.js";
 import { acquireLock, acquirePlain, type LuaScript } from "../generated/lua-scripts.js";
-import { callScriptThenWait } from "../redis-connection.js";
 import { rebindNodeOf } from "../redis-store-base.js";
 import { ScriptBatcher } from "../script-batch.js";
 import { ReplyCode, UnexpectedReplyError, int, replyParts, str } from "../reply-code.js";
@@ -269,7 +268,10 @@ async function sendWithWait(
   waitReplicas: number,
   timeoutMs: number,
 ): Promise<{ reply: AcquireReply; acknowledged: number }> {
-  const sent = callScriptThenWait(
+  // The turn's acquires that wait for replicas go together too, one WAIT after their batch
+  // (decision 0227), plain ones and fair ones apart.
+  const sent = ScriptBatcher.sendThenWait(
+    script === acquirePlain ? ctx.plainAcquires : ctx.fairAcquires,
     ctx.client,
     script,
     redisKeys,

@@ -44,7 +44,7 @@ import {
 } from "../generated/lua-scripts.js";
 import type { RedisKeys } from "../keys.js";
 import { listKeysByScan } from "../list-keys-by-scan.js";
-import { callScript, callScriptThenWait, type RedisClient } from "../redis-connection.js";
+import { callScript, type RedisClient } from "../redis-connection.js";
 import { RedisStoreBase } from "../redis-store-base.js";
 import { ScriptBatcher } from "../script-batch.js";
 import type { RedisLockStoreOptions } from "../redis-store-options.js";
@@ -179,9 +179,10 @@ export class RedisRwLockStore extends RedisStoreBase implements RwLockStore {
             this.caller.timeoutFor(leaseMs),
           );
         } else {
-          // Alone, not in the turn's batch: the WAIT must follow this grant's own script.
+          // With the turn's others that wait alike: one WAIT after their batch (decision 0227).
           ({ reply: raw, acknowledged } = await withTimeout(
-            callScriptThenWait(
+            ScriptBatcher.sendThenWait(
+              this.acquires,
               this.client,
               rwAcquire,
               redisKeys,

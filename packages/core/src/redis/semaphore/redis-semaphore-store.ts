@@ -41,7 +41,7 @@ import {
   semaphoreRelease,
 } from "../generated/lua-scripts.js";
 import { listKeysByScan } from "../list-keys-by-scan.js";
-import { callScript, callScriptThenWait, type RedisClient } from "../redis-connection.js";
+import { callScript, type RedisClient } from "../redis-connection.js";
 import { RedisStoreBase } from "../redis-store-base.js";
 import { ScriptBatcher } from "../script-batch.js";
 import type { RedisLockStoreOptions } from "../redis-store-options.js";
@@ -149,9 +149,10 @@ export class RedisSemaphoreStore extends RedisStoreBase implements SemaphoreStor
             timeoutMs,
           );
         } else {
-          // Alone, not in the turn's batch: the WAIT must follow this grant's own script.
+          // With the turn's others that wait alike: one WAIT after their batch (decision 0227).
           ({ reply: raw, acknowledged } = await withTimeout(
-            callScriptThenWait(
+            ScriptBatcher.sendThenWait(
+              fair ? this.fairAcquires : this.plainAcquires,
               this.client,
               script,
               redisKeys,
