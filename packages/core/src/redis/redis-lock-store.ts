@@ -53,6 +53,10 @@ export class RedisLockStore extends RedisStoreBase implements LockStore {
       waitReplicasTimeoutMs: this.options.waitReplicasTimeoutMs,
       plainAcquires: ScriptBatcher.plainAcquires(client),
       fairAcquires: ScriptBatcher.fairAcquires(client),
+      replicaClient: this.replicaClient,
+      replicaCaller: this.replicaCaller,
+      plainAcquiresWaiting: ScriptBatcher.plainAcquires(this.replicaClient),
+      fairAcquiresWaiting: ScriptBatcher.fairAcquires(this.replicaClient),
       releases: ScriptBatcher.releases(client),
       extends: ScriptBatcher.extends(client),
     };
@@ -67,8 +71,13 @@ export class RedisLockStore extends RedisStoreBase implements LockStore {
     return RedisStoreBase.connect(options, lazy, (client) => new RedisLockStore(client, options));
   }
 
-  protected removeUncertain(key: LockKey, lockId: string, timeoutMs: number): Promise<unknown> {
-    return removeGrant(this.ctx, key, lockId, timeoutMs);
+  protected removeUncertain(
+    key: LockKey,
+    lockId: string,
+    timeoutMs: number,
+    client: RedisClient,
+  ): Promise<unknown> {
+    return removeGrant({ ...this.ctx, client }, key, lockId, timeoutMs);
   }
 
   acquire(input: AcquireInput): Promise<AcquireResult> {

@@ -25,6 +25,17 @@ export abstract class RedisStoreBase {
   protected readonly binder: EpochBinder;
   protected readonly cleaner: UncertainGrantCleaner;
   protected readonly caller: RedisCaller;
+  /**
+   * The connection grants that wait for replicas go on, each batch with its `WAIT`
+   * (decision 0228): a `WAIT` blocks the connection it runs on until the replicas answer or
+   * its timeout passes, so on {@link client} it would hold up every other call. Nothing else
+   * goes on it but the clean-up of those grants when their outcome is unknown, which must
+   * run after them ({@link replicaCaller}).
+   */
+  protected readonly replicaClient: RedisClient;
+  /** As {@link caller}, for grants sent on {@link replicaClient}. */
+  protected readonly replicaCaller: RedisCaller;
+  private readonly replicaCleaner: UncertainGrantCleaner;
   private closed = false;
 
   protected constructor(
@@ -36,9 +47,20 @@ export abstract class RedisStoreBase {
     this.keys = new RedisKeys(this.options.shardsPerResource, client instanceof Cluster);
     this.binder = new EpochBinder(client, options.epochSource, this.events);
     this.cleaner = new UncertainGrantCleaner((key, lockId, timeoutMs) =>
-      this.removeUncertain(key, lockId, timeoutMs),
+      this.removeUncertain(key, lockId, timeoutMs, this.client),
     );
     this.caller = new RedisCaller(this.options.commandTimeoutMs, this.cleaner, this.events);
+    this.replicaClient = connectRedis(this.options.topology, this.options.connectTimeoutMs);
+    // An unknown grant sent on the replica connection is removed on that connection, after
+    // it: on the other, the removal could run first, find nothing and stop.
+    this.replicaCleaner = new UncertainGrantCleaner((key, lockId, timeoutMs) =>
+      this.removeUncertain(key, lockId, timeoutMs, this.replicaClient),
+    );
+    this.replicaCaller = new RedisCaller(
+      this.options.commandTimeoutMs,
+      this.replicaCleaner,
+      this.events,
+    );
   }
 
   /**
@@ -57,23 +79,28 @@ export abstract class RedisStoreBase {
     if (lazy) return store;
     try {
       await waitReady(client, resolved.connectTimeoutMs * 3);
+      await waitReady(store.replicaClient, resolved.connectTimeoutMs * 3);
       await store.binder.ensureStarted();
     } catch (error) {
-      markClosing(client);
-      client.disconnect();
+      for (const opened of [client, store.replicaClient]) {
+        markClosing(opened);
+        opened.disconnect();
+      }
       throw error;
     }
     return store;
   }
 
   /**
-   * Removes the grant `lockId` of `key` whose outcome is unknown (its reply was lost); the
-   * cleaner retries it until Redis answers or the lease has surely run out.
+   * Removes the grant `lockId` of `key` whose outcome is unknown (its reply was lost), on
+   * `client`, the connection the grant was sent on; the cleaner retries it until Redis
+   * answers or the lease has surely run out.
    */
   protected abstract removeUncertain(
     key: LockKey,
     lockId: string,
     timeoutMs: number,
+    client: RedisClient,
   ): Promise<unknown>;
 
   /** The lowest epoch this store grants at; see {@link EpochBinder}. */
@@ -106,11 +133,16 @@ export abstract class RedisStoreBase {
     if (this.closed) return;
     this.closed = true;
     this.cleaner.close();
-    markClosing(this.client);
+    this.replicaCleaner.close();
+    await Promise.all([this.client, this.replicaClient].map((client) => this.quit(client)));
+  }
+
+  private async quit(client: RedisClient): Promise<void> {
+    markClosing(client);
     try {
-      await withTimeout(this.client.quit(), this.options.commandTimeoutMs);
+      await withTimeout(client.quit(), this.options.commandTimeoutMs);
     } catch {
-      this.client.disconnect();
+      client.disconnect();
     }
   }
 }

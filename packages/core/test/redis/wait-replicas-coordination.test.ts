@@ -7,10 +7,12 @@ import {
   RedisRwLockStore,
   RedisSemaphoreStore,
   type RedisLockStore,
+  type RedisTopology,
   type StoreEvent,
 } from "../../src/index.js";
 import { eventually } from "../support/eventually.js";
 import { holder, uniqueResource } from "../support/ids.js";
+import type { MemoryEpochSource } from "../support/memory-epoch-source.js";
 import { openRedisStore } from "../support/redis-target.js";
 
 // `waitReplicas` on permits and read-write grants (decision 0222): the grant's own script and
@@ -21,16 +23,19 @@ let group: SentinelGroup;
 let mutex: RedisLockStore;
 let semaphores: RedisSemaphoreStore;
 let rw: RedisRwLockStore;
+let topology: RedisTopology;
+let epochSource: MemoryEpochSource;
 const events: StoreEvent[] = [];
 
 beforeAll(async () => {
   group = await startSentinelGroup();
-  const topology = {
+  topology = {
     mode: "sentinel" as const,
     sentinels: group.sentinels,
     masterName: group.masterName,
   };
   const opened = await openRedisStore(topology);
+  epochSource = opened.epochSource;
   mutex = opened.store;
   const onEvent = (event: StoreEvent) => events.push(event);
   semaphores = await RedisSemaphoreStore.open({
@@ -156,6 +161,42 @@ test("permits, fair permits and read grants of one turn that wait for replicas s
     for (const grant of grants) expect(grant.granted).toBe(true);
   } finally {
     raw.disconnect();
+  }
+});
+
+test("a permit or read grant waiting for stopped replicas holds up no call that needs none", async () => {
+  // A long WAIT: on the stores' own connections it would outlast the plain calls' 1 s deadline.
+  const slowSemaphores = await RedisSemaphoreStore.open({
+    topology,
+    epochSource,
+    waitReplicasTimeoutMs: 3_000,
+  });
+  const slowRw = await RedisRwLockStore.open({
+    topology,
+    epochSource,
+    waitReplicasTimeoutMs: 3_000,
+  });
+  try {
+    const resource = uniqueResource();
+    await withReplicasPaused(async () => {
+      const waited = [
+        slowSemaphores.acquire(permit(resource, "p-waits", "w", 2)).catch((e: unknown) => e),
+        slowRw.acquireRead(rwInput(resource, "r-waits", "w", 2)).catch((e: unknown) => e),
+      ];
+      // Sent after the grants that wait: granted and released while their WAITs run.
+      const permitted = await slowSemaphores.acquire(permit(resource, "p-plain", "p", 0));
+      if (!permitted.granted) throw new Error("the plain permit was refused");
+      await slowSemaphores.release({ resource, businessKey: "p-plain", lockId: permitted.lockId });
+      const read = await slowRw.acquireRead(rwInput(resource, "r-plain", "p", 0));
+      if (!read.granted) throw new Error("the plain read was refused");
+      await slowRw.release({ resource, businessKey: "r-plain", lockId: read.lockId });
+      for (const outcome of await Promise.all(waited)) {
+        expect(outcome).toBeInstanceOf(ReplicationTimeoutError);
+      }
+    });
+  } finally {
+    await slowSemaphores.close();
+    await slowRw.close();
   }
 });
 

@@ -2,21 +2,25 @@ import { scriptCalls, startSentinelGroup, type SentinelGroup } from "@warden/tes
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import {
+  OutcomeUnknownError,
+  RedisLockStore,
   ReplicationTimeoutError,
   type AcquireResult,
-  type RedisLockStore,
   type StoreEvent,
 } from "../../src/index.js";
+import { eventually } from "../support/eventually.js";
 import { holder, uniqueResource } from "../support/ids.js";
+import type { MemoryEpochSource } from "../support/memory-epoch-source.js";
 import { openRedisStore } from "../support/redis-target.js";
 
 let group: SentinelGroup;
 let store: RedisLockStore;
 let events: StoreEvent[];
+let epochSource: MemoryEpochSource;
 
 beforeAll(async () => {
   group = await startSentinelGroup();
-  ({ store, events } = await openRedisStore({
+  ({ store, events, epochSource } = await openRedisStore({
     mode: "sentinel",
     sentinels: group.sentinels,
     masterName: group.masterName,
@@ -136,13 +140,91 @@ test("with the replicas paused, every grant of a turn's batch is undone and repo
   expect(undone).toHaveLength(keys.length);
 });
 
+test("a grant waiting for stopped replicas holds up no call that needs none", async () => {
+  // A long WAIT: on the store's own connection it would outlast the plain calls' 1 s deadline.
+  const slow = await RedisLockStore.open({
+    topology: { mode: "sentinel", sentinels: group.sentinels, masterName: group.masterName },
+    epochSource,
+    onEvent: (event) => events.push(event),
+    waitReplicasTimeoutMs: 3_000,
+  });
+  try {
+    const resource = uniqueResource();
+    const waiting = { resource, businessKey: "waits" };
+    const plain = { resource, businessKey: "plain" };
+    await withReplicasPaused(async () => {
+      const waited = slow
+        .acquire({ ...waiting, holder: holder("w"), leaseMs: 10_000, waitReplicas: 2 })
+        .catch((e: unknown) => e);
+      // Sent after the grant that waits: granted, released and inspected while its WAIT runs.
+      const grant = grantOf(await slow.acquire({ ...plain, holder: holder("p"), leaseMs: 10_000 }));
+      expect(await slow.inspect(plain)).toMatchObject({ lockId: grant.lockId });
+      await slow.release({ ...plain, lockId: grant.lockId });
+      expect(await Promise.race([waited, Promise.resolve("still waiting")])).toBe("still waiting");
+      expect(await waited).toBeInstanceOf(ReplicationTimeoutError);
+    });
+    expect(await slow.inspect(waiting)).toBeNull();
+  } finally {
+    await slow.close();
+  }
+});
+
+test("a grant that waits and whose reply is lost is removed after it, on its own connection", async () => {
+  // Grants that wait queue behind each other's WAIT on their connection: with the replicas
+  // stopped, the second and third turns' grants get no reply within their 4 s deadline, and
+  // the third has not even run by then (it waits behind the second's WAIT). Its clean-up must
+  // run after it, not find nothing and stop.
+  const slow = await RedisLockStore.open({
+    topology: { mode: "sentinel", sentinels: group.sentinels, masterName: group.masterName },
+    epochSource,
+    onEvent: (event) => events.push(event),
+    waitReplicasTimeoutMs: 3_000,
+  });
+  try {
+    const resource = uniqueResource();
+    const key = (i: number) => ({ resource, businessKey: `k${i}` });
+    // The new store's first grant binds its node's epoch: done here, not in the timed part.
+    const warm = grantOf(await slow.acquire({ ...key(9), holder: holder(), leaseMs: 1_000 }));
+    await slow.release({ ...key(9), lockId: warm.lockId });
+    const outcomes = await withReplicasPaused(async () => {
+      const sent: Promise<unknown>[] = [];
+      for (let i = 0; i < 3; i += 1) {
+        sent.push(
+          slow
+            .acquire({ ...key(i), holder: holder(), leaseMs: 60_000, waitReplicas: 2 })
+            .catch((e: unknown) => e),
+        );
+        // Each in a turn of its own: three pipelines, three WAITs in a row.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      const settled = await Promise.all(sent);
+      // The replicas stay stopped a little longer: the third grant has not run yet.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      return settled;
+    });
+    expect(outcomes[0]).toBeInstanceOf(ReplicationTimeoutError);
+    expect(outcomes[1]).toBeInstanceOf(OutcomeUnknownError);
+    expect(outcomes[2]).toBeInstanceOf(OutcomeUnknownError);
+    // Once the replicas answer, the late grant runs within moments. Its clean-up must have
+    // run after it: the key is free, not held by nobody for its 60 s lease. (Correct code
+    // passes whenever this looks; a clean-up that ran first fails once the grant has run.)
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await eventually(async () => {
+      expect(await slow.inspect(key(1))).toBeNull();
+      expect(await slow.inspect(key(2))).toBeNull();
+    }, 15_000);
+  } finally {
+    await slow.close();
+  }
+});
+
 /** Runs `body` with every replica of the current master stopped (SIGSTOP), then resumes them. */
-async function withReplicasPaused(body: () => Promise<void>): Promise<void> {
+async function withReplicasPaused<T>(body: () => Promise<T>): Promise<T> {
   const master = await group.currentMaster();
   const replicas = group.nodes.filter((node) => node !== master);
   replicas.forEach((replica) => replica.pause());
   try {
-    await body();
+    return await body();
   } finally {
     replicas.forEach((replica) => replica.resume());
   }

@@ -222,7 +222,9 @@ export async function acquireOp(ctx: RedisOpContext, input: AcquireInput): Promi
       }
     } catch (error) {
       // A reply that does not parse may hide a grant: its outcome is unknown, like a lost one.
-      throw ctx.caller.failure("acquire", key, lockId, error, leaseMs);
+      // It is cleaned up on the connection it was sent on.
+      const caller = waitReplicas === 0 ? ctx.caller : ctx.replicaCaller;
+      throw caller.failure("acquire", key, lockId, error, leaseMs);
     }
     switch (reply.code) {
       case ReplyCode.Ok:
@@ -268,11 +270,12 @@ async function sendWithWait(
   waitReplicas: number,
   timeoutMs: number,
 ): Promise<{ reply: AcquireReply; acknowledged: number }> {
-  // The turn's acquires that wait for replicas go together too, one WAIT after their batch
-  // (decision 0227), plain ones and fair ones apart.
+  // On their own connection, so that their WAIT holds up no other call (decision 0228); the
+  // turn's acquires that wait alike go together, one WAIT after their batch (decision 0227),
+  // plain ones and fair ones apart.
   const sent = ScriptBatcher.sendThenWait(
-    script === acquirePlain ? ctx.plainAcquires : ctx.fairAcquires,
-    ctx.client,
+    script === acquirePlain ? ctx.plainAcquiresWaiting : ctx.fairAcquiresWaiting,
+    ctx.replicaClient,
     script,
     redisKeys,
     args,

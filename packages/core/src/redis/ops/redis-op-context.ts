@@ -20,6 +20,13 @@ export interface RedisOpContext {
   readonly plainAcquires: ScriptBatcher | null;
   /** Sends the acquires of a fair resource of a turn together; null on a cluster (decision 0213). */
   readonly fairAcquires: ScriptBatcher | null;
+  /** The connection of grants that wait for replicas, with their `WAIT` (decision 0228). */
+  readonly replicaClient: RedisClient;
+  /** Reports failures of grants sent on `replicaClient`, cleaning them up on it. */
+  readonly replicaCaller: RedisCaller;
+  /** As `plainAcquires` and `fairAcquires`, on `replicaClient`, for grants that wait. */
+  readonly plainAcquiresWaiting: ScriptBatcher | null;
+  readonly fairAcquiresWaiting: ScriptBatcher | null;
   /** Sends the releases of a turn together; null on a cluster (decision 0213). */
   readonly releases: ScriptBatcher | null;
   /** Sends the extends of a turn (a bulk renewal) together; null on a cluster (decision 0213). */

@@ -118,12 +118,15 @@ export class RedisRwLockStore extends RedisStoreBase implements RwLockStore {
   private rebinding: Promise<void> | undefined;
   /** A turn's acquires, releases and extends each go together (decision 0213); null on a cluster. */
   private readonly acquires: ScriptBatcher | null;
+  /** As `acquires`, on `replicaClient`, for grants that wait for replicas (decision 0228). */
+  private readonly acquiresWaiting: ScriptBatcher | null;
   private readonly releases: ScriptBatcher | null;
   private readonly extends: ScriptBatcher | null;
 
   private constructor(client: RedisClient, options: RedisLockStoreOptions) {
     super(client, options);
     this.acquires = ScriptBatcher.rwAcquires(client);
+    this.acquiresWaiting = ScriptBatcher.rwAcquires(this.replicaClient);
     this.releases = ScriptBatcher.rwReleases(client);
     this.extends = ScriptBatcher.rwExtends(client);
   }
@@ -136,8 +139,13 @@ export class RedisRwLockStore extends RedisStoreBase implements RwLockStore {
     return RedisStoreBase.connect(options, lazy, (client) => new RedisRwLockStore(client, options));
   }
 
-  protected removeUncertain(key: LockKey, lockId: string, timeoutMs: number): Promise<unknown> {
-    return this.remove(key, lockId, timeoutMs);
+  protected removeUncertain(
+    key: LockKey,
+    lockId: string,
+    timeoutMs: number,
+    client: RedisClient,
+  ): Promise<unknown> {
+    return this.remove(key, lockId, timeoutMs, client);
   }
 
   acquireRead(input: RwAcquireInput): Promise<RwAcquireResult> {
@@ -179,11 +187,12 @@ export class RedisRwLockStore extends RedisStoreBase implements RwLockStore {
             this.caller.timeoutFor(leaseMs),
           );
         } else {
-          // With the turn's others that wait alike: one WAIT after their batch (decision 0227).
+          // On the connection of grants that wait (decision 0228), with the turn's others that
+          // wait alike: one WAIT after their batch (decision 0227).
           ({ reply: raw, acknowledged } = await withTimeout(
             ScriptBatcher.sendThenWait(
-              this.acquires,
-              this.client,
+              this.acquiresWaiting,
+              this.replicaClient,
               rwAcquire,
               redisKeys,
               args,
@@ -194,7 +203,9 @@ export class RedisRwLockStore extends RedisStoreBase implements RwLockStore {
           ));
         }
       } catch (error) {
-        throw this.caller.failure("acquire", key, lockId, error, leaseMs);
+        // Cleaned up on the connection it was sent on (decision 0228).
+        const caller = waitReplicas === 0 ? this.caller : this.replicaCaller;
+        throw caller.failure("acquire", key, lockId, error, leaseMs);
       }
       const reply = replyArray("rwAcquire-5", raw);
       switch (reply[0]) {
@@ -385,12 +396,17 @@ export class RedisRwLockStore extends RedisStoreBase implements RwLockStore {
     else await this.remove(key, lockId, this.options.commandTimeoutMs);
   }
 
-  private async remove(key: LockKey, lockId: string, timeoutMs: number): Promise<RwLeaseView[]> {
+  private async remove(
+    key: LockKey,
+    lockId: string,
+    timeoutMs: number,
+    client: RedisClient = this.client,
+  ): Promise<RwLeaseView[]> {
     const [state] = rwKeys(this.keys, key);
     const reply = await this.caller.call(
       "force-release",
       lockId,
-      () => callScript(this.client, rwForceRelease, [state], [lockId]),
+      () => callScript(client, rwForceRelease, [state], [lockId]),
       (raw) => replyArray("rwForceRelease-1", raw),
       timeoutMs * 3,
     );

@@ -73,6 +73,9 @@ export class RedisSemaphoreStore extends RedisStoreBase implements SemaphoreStor
   /** A turn's plain acquires, releases and extends each go together (decision 0213); null on a cluster. */
   private readonly plainAcquires: ScriptBatcher | null;
   private readonly fairAcquires: ScriptBatcher | null;
+  /** As the two above, on `replicaClient`, for grants that wait for replicas (decision 0228). */
+  private readonly plainAcquiresWaiting: ScriptBatcher | null;
+  private readonly fairAcquiresWaiting: ScriptBatcher | null;
   private readonly releases: ScriptBatcher | null;
   private readonly extends: ScriptBatcher | null;
 
@@ -81,6 +84,8 @@ export class RedisSemaphoreStore extends RedisStoreBase implements SemaphoreStor
     this.semaphoreKeys = new SemaphoreKeys(this.keys);
     this.plainAcquires = ScriptBatcher.permitAcquires(client);
     this.fairAcquires = ScriptBatcher.permitFairAcquires(client);
+    this.plainAcquiresWaiting = ScriptBatcher.permitAcquires(this.replicaClient);
+    this.fairAcquiresWaiting = ScriptBatcher.permitFairAcquires(this.replicaClient);
     this.releases = ScriptBatcher.permitReleases(client);
     this.extends = ScriptBatcher.permitExtends(client);
   }
@@ -97,8 +102,13 @@ export class RedisSemaphoreStore extends RedisStoreBase implements SemaphoreStor
     );
   }
 
-  protected removeUncertain(key: LockKey, lockId: string, timeoutMs: number): Promise<unknown> {
-    return this.remove(key, lockId, timeoutMs);
+  protected removeUncertain(
+    key: LockKey,
+    lockId: string,
+    timeoutMs: number,
+    client: RedisClient,
+  ): Promise<unknown> {
+    return this.remove(key, lockId, timeoutMs, client);
   }
 
   async acquire(input: SemaphoreAcquireInput): Promise<PermitResult> {
@@ -149,11 +159,12 @@ export class RedisSemaphoreStore extends RedisStoreBase implements SemaphoreStor
             timeoutMs,
           );
         } else {
-          // With the turn's others that wait alike: one WAIT after their batch (decision 0227).
+          // On the connection of grants that wait (decision 0228), with the turn's others that
+          // wait alike: one WAIT after their batch (decision 0227).
           ({ reply: raw, acknowledged } = await withTimeout(
             ScriptBatcher.sendThenWait(
-              fair ? this.fairAcquires : this.plainAcquires,
-              this.client,
+              fair ? this.fairAcquiresWaiting : this.plainAcquiresWaiting,
+              this.replicaClient,
               script,
               redisKeys,
               args,
@@ -168,7 +179,9 @@ export class RedisSemaphoreStore extends RedisStoreBase implements SemaphoreStor
           raw,
         );
       } catch (error) {
-        throw this.caller.failure("acquire", key, lockId, error, leaseMs);
+        // Cleaned up on the connection it was sent on (decision 0228).
+        const caller = waitReplicas === 0 ? this.caller : this.replicaCaller;
+        throw caller.failure("acquire", key, lockId, error, leaseMs);
       }
       switch (reply[0]) {
         case Code.Ok: {
@@ -334,11 +347,16 @@ export class RedisSemaphoreStore extends RedisStoreBase implements SemaphoreStor
     return reply[0] === 1;
   }
 
-  private async remove(key: LockKey, lockId: string, timeoutMs: number): Promise<PermitView[]> {
+  private async remove(
+    key: LockKey,
+    lockId: string,
+    timeoutMs: number,
+    client: RedisClient = this.client,
+  ): Promise<PermitView[]> {
     let raw: unknown;
     try {
       raw = await withTimeout(
-        callScript(this.client, semaphoreForceRelease, this.semaphoreKeys.grants(key), [lockId]),
+        callScript(client, semaphoreForceRelease, this.semaphoreKeys.grants(key), [lockId]),
         timeoutMs,
       );
     } catch (error) {
