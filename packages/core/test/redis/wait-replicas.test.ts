@@ -79,6 +79,16 @@ test("an unacknowledged re-entry gives back only its own entry, and its event sa
   expect(await store.inspect(key)).toBeNull();
 });
 
+/** A store on the group whose grants wait up to 3 s for replicas, its events in `events`. */
+function openSlowStore(): Promise<RedisLockStore> {
+  return RedisLockStore.open({
+    topology: { mode: "sentinel", sentinels: group.sentinels, masterName: group.masterName },
+    epochSource,
+    onEvent: (event) => events.push(event),
+    waitReplicasTimeoutMs: 3_000,
+  });
+}
+
 /** Script calls and WAITs the current master has run so far. */
 async function callsOnMaster(): Promise<{ scripts: number; waits: number }> {
   const raw = new Redis((await group.currentMaster()).url);
@@ -142,12 +152,7 @@ test("with the replicas paused, every grant of a turn's batch is undone and repo
 
 test("a grant waiting for stopped replicas holds up no call that needs none", async () => {
   // A long WAIT: on the store's own connection it would outlast the plain calls' 1 s deadline.
-  const slow = await RedisLockStore.open({
-    topology: { mode: "sentinel", sentinels: group.sentinels, masterName: group.masterName },
-    epochSource,
-    onEvent: (event) => events.push(event),
-    waitReplicasTimeoutMs: 3_000,
-  });
+  const slow = await openSlowStore();
   try {
     const resource = uniqueResource();
     const waiting = { resource, businessKey: "waits" };
@@ -174,12 +179,7 @@ test("a grant that waits and whose reply is lost is removed after it, on its own
   // stopped, the second and third turns' grants get no reply within their 4 s deadline, and
   // the third has not even run by then (it waits behind the second's WAIT). Its clean-up must
   // run after it, not find nothing and stop.
-  const slow = await RedisLockStore.open({
-    topology: { mode: "sentinel", sentinels: group.sentinels, masterName: group.masterName },
-    epochSource,
-    onEvent: (event) => events.push(event),
-    waitReplicasTimeoutMs: 3_000,
-  });
+  const slow = await openSlowStore();
   try {
     const resource = uniqueResource();
     const key = (i: number) => ({ resource, businessKey: `k${i}` });

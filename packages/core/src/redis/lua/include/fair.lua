@@ -26,13 +26,9 @@ local function fairAcquire(leaseKey, counterKey, epochKey, queueKey, waitersKey,
   -- caller's place, and see whether a live waiter is ahead of it. The first live entry is
   -- the head; nobody else may take the free key.
   local fair = heartbeatArg ~= ""
-  local queued = false
-  if fair then
-    local heartbeatMs = tonumber(heartbeatArg)
-    if not heartbeatMs or heartbeatMs ~= math.floor(heartbeatMs) or heartbeatMs < 1 or heartbeatMs > maxLeaseMs then
-      return { -1 }
-    end
-    queued = keepPlace(queueKey, waitersKey, me, heartbeatMs, nowMs)
+  local placed, queued = fairPlace(queueKey, waitersKey, me, heartbeatArg, maxLeaseMs, nowMs)
+  if not placed then
+    return { -1 }
   end
 
   -- A refusal first: it mints no fence and writes nothing but the watch mark (and the queue

@@ -24,13 +24,9 @@ local function permitAcquireFair(grantsKey, factsKey, counterKey, epochKey, queu
 
   -- The key's queue (fair calls only), kept as for the mutex (acquireLock-7.lua).
   local fair = heartbeatArg ~= ""
-  local queued = false
-  if fair then
-    local heartbeatMs = tonumber(heartbeatArg)
-    if not heartbeatMs or heartbeatMs ~= math.floor(heartbeatMs) or heartbeatMs < 1 or heartbeatMs > maxLeaseMs then
-      return { -1 }
-    end
-    queued = keepPlace(queueKey, waitersKey, me, heartbeatMs, nowMs)
+  local placed, queued = fairPlace(queueKey, waitersKey, me, heartbeatArg, maxLeaseMs, nowMs)
+  if not placed then
+    return { -1 }
   end
 
   -- A refusal writes nothing but the watch mark and mints no fence, so it needs no epoch check.

@@ -28,3 +28,17 @@ local function keepPlace(queueKey, waitersKey, me, heartbeatMs, nowMs)
   end
   return head ~= nil and head ~= me
 end
+
+-- A call's place in the key's queue: for a plain call (heartbeatArg ""), none; for a fair one,
+-- kept by keepPlace for the heartbeat. Returns placed (false: heartbeatArg is not an integer
+-- in 1..maxLeaseMs, the caller answers { -1 }) and whether a live waiter is ahead.
+local function fairPlace(queueKey, waitersKey, me, heartbeatArg, maxLeaseMs, nowMs)
+  if heartbeatArg == "" then
+    return true, false
+  end
+  local heartbeatMs = tonumber(heartbeatArg)
+  if not heartbeatMs or heartbeatMs ~= math.floor(heartbeatMs) or heartbeatMs < 1 or heartbeatMs > maxLeaseMs then
+    return false, false
+  end
+  return true, keepPlace(queueKey, waitersKey, me, heartbeatMs, nowMs)
+end
