@@ -95,6 +95,30 @@ describe("typed errors cross the wire as code + details", () => {
     });
   });
 
+  it("carries `contended` across the wire, with its retryAfterMs", () => {
+    expect(LOCK_UNAVAILABLE_REASONS).toContain("contended");
+    const error = new LockUnavailableError("MySQL tier: release deadlocked on every attempt", {
+      retryAfterMs: 10,
+      reason: "contended",
+    });
+    const sent = JSON.parse(JSON.stringify(toWire(error))) as {
+      code: string;
+      details: unknown;
+      message: string;
+    };
+    expect(sent.details).toEqual({ retryAfterMs: 10, reason: "contended" });
+    const back = fromWire(sent.code, sent.details, sent.message);
+    expect(back).toBeInstanceOf(LockUnavailableError);
+    expect((back as LockUnavailableError).reason).toBe("contended");
+    expect((back as LockUnavailableError).retryAfterMs).toBe(10);
+  });
+
+  it("reads a reason it does not know (one added after this client) as store-unavailable", () => {
+    const later = fromWire("LOCK_UNAVAILABLE", { retryAfterMs: 10, reason: "overheated" }, "m");
+    expect(later).toBeInstanceOf(LockUnavailableError);
+    expect(later?.details).toEqual({ retryAfterMs: 10, reason: "store-unavailable" });
+  });
+
   it("never leaks a non-Warden error", () => {
     expect(toWire(new Error("ER_ACCESS_DENIED_ERROR: password for root"))).toBeNull();
     expect(toWire("boom")).toBeNull();

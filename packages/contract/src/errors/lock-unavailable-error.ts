@@ -7,6 +7,9 @@ import { WardenError } from "./warden-error.js";
  *   is down and it does not degrade to MySQL, or the fleet is on `local` and it fails closed);
  * - `tier-change`: the fleet is moving between tiers, or moved since this grant was made;
  * - `store-unavailable`: a store (Redis, MySQL) did not answer, failed or refused;
+ * - `contended`: the store was reachable but the key was too contended to decide within the
+ *   attempts allowed (MySQL kept picking the call as a deadlock victim): retry after a short
+ *   backoff;
  * - `fencing-epoch`: the store's fencing epoch is not durable yet, so no fence may be minted;
  * - `replicas`: fewer Redis replicas than the resource's `waitReplicas` acknowledged the
  *   grant in time, and it was undone;
@@ -26,6 +29,7 @@ export const LOCK_UNAVAILABLE_REASONS = [
   "fail-closed",
   "tier-change",
   "store-unavailable",
+  "contended",
   "fencing-epoch",
   "replicas",
   "quota",

@@ -73,7 +73,8 @@ function notHolderReason(bag: Bag): NotHolderReason {
 const UNAVAILABLE_REASONS = new Set<string>(LOCK_UNAVAILABLE_REASONS);
 
 // A server that predates `reason`, or one that sends a reason this client does not know,
-// reads as the generic one.
+// reads as the generic one: a client older than `contended` reads it as `store-unavailable`,
+// whose advice is the same (back off and retry).
 function unavailableReason(bag: Bag): LockUnavailableReason {
   const value = bag["reason"];
   return typeof value === "string" && UNAVAILABLE_REASONS.has(value)
