@@ -1,3 +1,5 @@
+import { LockUnavailableError } from "@warden/contract";
+
 /** MariaDB's ER_LOCK_DEADLOCK: InnoDB rolled the statement back to break a lock cycle. */
 export const ER_LOCK_DEADLOCK = 1213;
 
@@ -25,6 +27,22 @@ export async function retryDeadlocks<T>(
     }
   }
   return { ok: false };
+}
+
+/** When a call refused as {@link contended} suggests trying again, in ms. */
+export const CONTENDED_RETRY_AFTER_MS = 10;
+
+/**
+ * The refusal of a call that InnoDB picked as a deadlock victim on every attempt it was
+ * allowed: MySQL answered, the key was too contended to decide, nothing was applied (a
+ * deadlocked statement or transaction is rolled back whole). Reason `contended`, not
+ * `store-unavailable`: it is retried after a short backoff, not alerted on as an outage.
+ */
+export function contended(message: string): LockUnavailableError {
+  return new LockUnavailableError(message, {
+    reason: "contended",
+    retryAfterMs: CONTENDED_RETRY_AFTER_MS,
+  });
 }
 
 /** True for a driver error carrying ER_LOCK_DEADLOCK. */

@@ -1,12 +1,7 @@
 import type { Pool, ResultSetHeader, RowDataPacket } from "mysql2/promise";
-import {
-  LockUnavailableError,
-  NotHolderError,
-  type LockKey,
-  type UncertainOperation,
-} from "@warden/contract";
+import { NotHolderError, type LockKey, type UncertainOperation } from "@warden/contract";
 import type { StoreEventEmitter } from "../../events/event-emitter.js";
-import { retryDeadlocks } from "../deadlock-retry.js";
+import { contended, retryDeadlocks } from "../deadlock-retry.js";
 import type { LeaseRow } from "../lease-row.js";
 import type { MysqlFenceEpochs } from "../mysql-fence-epochs.js";
 import { rowsMatched } from "../rows-matched.js";
@@ -48,7 +43,7 @@ export async function updateAndReport<Row extends RowDataPacket>(
       ctx.deadlockAttempts,
     );
     if (!outcome.ok) {
-      throw new LockUnavailableError(`MySQL tier: ${operation} deadlocked on every attempt`);
+      throw contended(`MySQL tier: ${operation} deadlocked on every attempt`);
     }
     // A multi-statement reply: the UPDATE's header, then the SELECT's rows.
     const [updated, rows] = outcome.value[0] as unknown as [ResultSetHeader, Row[]];

@@ -35,7 +35,7 @@ import {
   type RwReleaseResult,
   type RwWithdrawIntentInput,
 } from "../../store/rw-lock-store.js";
-import { isDeadlock } from "../deadlock-retry.js";
+import { contended, isDeadlock } from "../deadlock-retry.js";
 import { certainlyNotApplied } from "../driver-errors.js";
 import { MysqlStoreBase } from "../mysql-store-base.js";
 import type { MysqlLockStoreOptions } from "../mysql-store-options.js";
@@ -135,13 +135,17 @@ export class MysqlRwLockStore extends MysqlStoreBase implements RwLockStore {
   private async acquire(mode: RwMode, input: RwAcquireInput): Promise<RwAcquireResult> {
     const checked = checkRwAcquire(input);
     const lockId = newLockId();
+    let last: Attempt["kind"] = "retry";
     for (let attempt = 1; attempt <= ATTEMPTS; attempt += 1) {
       await this.epochs.ensureFloor();
       const step = await this.attempt(mode, checked, lockId);
+      last = step.kind;
       if (step.kind === "answer") return step.result;
       if (step.kind === "renew-epoch") await this.epochs.renew(step.reason);
       else await new Promise((resolve) => setTimeout(resolve, attempt * 2 + Math.random() * 3));
     }
+    // The last attempt deadlocked: the key is contended, MySQL is fine.
+    if (last === "retry") throw contended("MySQL tier: the read-write acquire kept deadlocking");
     throw new LockUnavailableError("MySQL tier: the read-write acquire kept being retried");
   }
 
@@ -446,7 +450,10 @@ export class MysqlRwLockStore extends MysqlStoreBase implements RwLockStore {
         return out;
       } catch (error) {
         broken = true;
-        if (isDeadlock(error) && !committing && attempt < ATTEMPTS) {
+        if (isDeadlock(error) && !committing) {
+          if (attempt >= ATTEMPTS) {
+            throw contended(`MySQL tier: ${operation} deadlocked on every attempt`);
+          }
           await new Promise((resolve) => setTimeout(resolve, attempt * 2 + Math.random() * 3));
           continue;
         }

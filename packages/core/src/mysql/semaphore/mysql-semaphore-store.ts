@@ -31,7 +31,7 @@ import {
   type SemaphoreView,
 } from "../../store/semaphore-store.js";
 import { checkRwListByKey, pageByKey } from "../../store/rw-lock-store.js";
-import { isDeadlock, retryDeadlocks } from "../deadlock-retry.js";
+import { contended, isDeadlock, retryDeadlocks } from "../deadlock-retry.js";
 import { certainlyNotApplied } from "../driver-errors.js";
 import { MysqlStoreBase } from "../mysql-store-base.js";
 import type { MysqlLockStoreOptions } from "../mysql-store-options.js";
@@ -123,11 +123,7 @@ export class MysqlSemaphoreStore extends MysqlStoreBase implements SemaphoreStor
           () => this.acquireOnce(checked, lockId),
           this.options.deadlockAttempts + 2,
         );
-        if (!outcome.ok) {
-          throw new LockUnavailableError("MySQL tier: the semaphore stayed contended", {
-            retryAfterMs: 10,
-          });
-        }
+        if (!outcome.ok) throw contended("MySQL tier: the semaphore stayed contended");
         const next = outcome.value;
         if (next.kind === "answer") return next.result;
         if (next.kind === "ensure-key") await this.ensureKey(checked);
@@ -387,9 +383,7 @@ export class MysqlSemaphoreStore extends MysqlStoreBase implements SemaphoreStor
           this.pool.query<RowDataPacket[]>({ sql, values, timeout: this.options.commandTimeoutMs }),
         this.options.deadlockAttempts,
       );
-      if (!outcome.ok) {
-        throw new LockUnavailableError(`MySQL tier: ${operation} deadlocked on every attempt`);
-      }
+      if (!outcome.ok) throw contended(`MySQL tier: ${operation} deadlocked on every attempt`);
       return outcome.value[0] as unknown as T;
     } catch (error) {
       throw await this.failure(operation, lockId, error);
