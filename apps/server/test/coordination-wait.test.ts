@@ -1,4 +1,4 @@
-import { LockTimeoutError, WaitCancelledError } from "@warden/contract";
+import { LockTimeoutError, LockUnavailableError, WaitCancelledError } from "@warden/contract";
 import { describe, expect, it } from "vitest";
 import { ReleaseNotifier } from "../src/locks/release-notifier.js";
 import { WaitQueues } from "../src/locks/wait-queues.js";
@@ -154,6 +154,72 @@ describe("untilGranted", () => {
       ),
     ).rejects.toThrow("store down");
     expect(waiters.list(key.resource)).toEqual([]);
+  });
+
+  // What the MySQL tier throws when InnoDB picked every attempt as a deadlock victim.
+  const contended = () =>
+    new LockUnavailableError("MySQL tier: the semaphore stayed contended", {
+      reason: "contended",
+      retryAfterMs: 10,
+    });
+
+  it("a wait whose tries the store refuses as contended keeps waiting and is granted", async () => {
+    const { deps, waiters } = setup();
+    let tries = 0;
+    const granted = await untilGranted<Answer>(
+      deps,
+      request(5_000),
+      () => {
+        tries += 1;
+        return tries <= 3
+          ? Promise.reject(contended())
+          : Promise.resolve({ granted: true, lockId: "L4" });
+      },
+      unexpected,
+    );
+    expect(granted).toEqual({ granted: true, lockId: "L4" });
+    expect(tries).toBe(4);
+    expect(waiters.list(key.resource)).toEqual([]);
+  });
+
+  it("a wait contended until waitMs ends times out, trying again after the short pause", async () => {
+    const { deps, waiters } = setup();
+    let tries = 0;
+    await expect(
+      untilGranted<Answer>(
+        deps,
+        request(200),
+        () => {
+          tries += 1;
+          return Promise.reject(contended());
+        },
+        unexpected,
+      ),
+    ).rejects.toBeInstanceOf(LockTimeoutError);
+    // It paused about retryAfterMs (10 ms) between tries, not RETRY_MAX_MS.
+    expect(tries).toBeGreaterThanOrEqual(3);
+    expect(waiters.list(key.resource)).toEqual([]);
+  });
+
+  it("a try refused as contended answers with that error; other refusals still end a wait", async () => {
+    const { deps } = setup();
+    await expect(
+      untilGranted<Answer>(deps, request(0), () => Promise.reject(contended()), unexpected),
+    ).rejects.toMatchObject({ reason: "contended" });
+    const down = new LockUnavailableError("MySQL tier: acquire failed");
+    let tries = 0;
+    await expect(
+      untilGranted<Answer>(
+        deps,
+        request(5_000),
+        () => {
+          tries += 1;
+          return Promise.reject(down);
+        },
+        unexpected,
+      ),
+    ).rejects.toBe(down);
+    expect(tries).toBe(1);
   });
 
   it("a grant made after the caller went away is released and answered as cancelled", async () => {

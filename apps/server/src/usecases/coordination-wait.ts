@@ -69,13 +69,32 @@ export interface Refusal {
   readonly retryAfterMs: number;
 }
 
+/** How long a wait pauses after a `contended` refusal that names no `retryAfterMs`. */
+const CONTENDED_PAUSE_MS = 10;
+
+/**
+ * A try that the store refused as `contended` (reachable, but the key too busy to decide
+ * within its attempts: MySQL kept picking it as a deadlock victim), as a wait sees it: the
+ * key is busy, so the wait goes on, like after a refusal, and tries again after a short
+ * pause. Anything else, and `contended` for a try (`waitMs` 0), is rethrown: a try answers
+ * with the error, whose reason tells its caller to retry shortly.
+ */
+function busyUnlessFailed(error: unknown, waitMs: number): Refusal {
+  if (waitMs > 0 && error instanceof LockUnavailableError && error.reason === "contended") {
+    return { granted: false, retryAfterMs: error.retryAfterMs ?? CONTENDED_PAUSE_MS };
+  }
+  throw error;
+}
+
 /**
  * Calls `attempt` until it grants. A try (`waitMs` 0) returns its refusal. A wait is listed
  * with the lock waiters, sleeps between tries until a release of the key wakes it or the
  * refusal's `retryAfterMs` (at most {@link RETRY_MAX_MS}) has passed, and throws
  * `LockTimeoutError` when `waitMs` ends without a grant and `WaitCancelledError` when it is
- * cancelled or `signal` aborts. A listed wait hears releases from its start, so one that
- * lands while a try is out is not missed; without `waiters` it hears them only while asleep.
+ * cancelled or `signal` aborts. A wait takes a try the store refused as `contended` for a
+ * refusal (the key is busy) and goes on; any other error ends it. A listed wait hears
+ * releases from its start, so one that lands while a try is out is not missed; without
+ * `waiters` it hears them only while asleep.
  * A grant made after `signal` aborted (the caller's connection closed while the store was
  * granting) could reach nobody: it is given to `release` and the acquire throws
  * `WaitCancelledError` instead of holding the key for a lease (docs/decisions/0216).
@@ -114,7 +133,7 @@ export async function untilGranted<T extends { readonly granted: true } | Refusa
   try {
     for (;;) {
       woken = false;
-      const result = await attempt();
+      const result = await attempt().catch((error: unknown) => busyUnlessFailed(error, waitMs));
       if (result.granted) {
         if (!request.signal.aborted) return result;
         // A release that fails leaves the grant to run out, as before this check.
@@ -125,7 +144,8 @@ export async function untilGranted<T extends { readonly granted: true } | Refusa
       const leftMs = deadline - performance.now();
       if (leftMs <= 0) {
         if (waitMs > 0) throw new LockTimeoutError(waitMs);
-        return result;
+        // A try's refusal is the store's own: only a wait turns `contended` into a refusal.
+        return result as T;
       }
       if (waiter) deps.waiters?.placed(waiter);
       const pauseMs = Math.min(
