@@ -135,6 +135,9 @@ describe("server errors map to the typed errors of @warden/core in one place", (
     expect(
       reasonOf(refusal("LOCK_UNAVAILABLE", { retryAfterMs: null, reason: "tier-change" })),
     ).toBe("tier-change");
+    expect(
+      failureToError(refusal("LOCK_UNAVAILABLE", { retryAfterMs: 10, reason: "contended" }), ctx),
+    ).toMatchObject({ reason: "contended", retryAfterMs: 10 });
     // A server that predates `reason` reads as the generic one.
     expect(reasonOf(refusal("LOCK_UNAVAILABLE", { retryAfterMs: null }))).toBe("store-unavailable");
     expect(reasonOf(refusal("REPLICATION_TIMEOUT", { required: 1, acknowledged: 0 }))).toBe(
