@@ -31,6 +31,7 @@ export {
   type CreateTestDatabaseOptions,
   type TestDatabase,
 } from "./mariadb/create-test-database.js";
+export { findSharedTestMariaDb, type SharedTestMariaDb } from "./mariadb/shared-test-mariadb.js";
 export { mysqlUrlFromEnv, redisUrlFromEnv } from "./env-urls.js";
 export { fetchAllows, freePort } from "./net/free-port.js";
 export { startRoundRobinProxy, type RoundRobinProxy } from "./net/round-robin-proxy.js";
