@@ -227,6 +227,7 @@ export class MysqlRwLockStore extends MysqlStoreBase implements RwLockStore {
         await conn.query({ sql: "ROLLBACK", timeout });
         throw new LockUnavailableError(
           `the fleet's tier is now ${guards.shared_tier}; the MySQL tier no longer grants`,
+          { reason: "tier-change" },
         );
       }
       const tierEpoch = Number(guards.tier_epoch);

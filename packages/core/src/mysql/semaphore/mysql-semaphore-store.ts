@@ -271,6 +271,7 @@ export class MysqlSemaphoreStore extends MysqlStoreBase implements SemaphoreStor
       if (guard?.shared_tier && guard.shared_tier !== "mysql") {
         throw new LockUnavailableError(
           `the fleet's tier is now ${guard.shared_tier}; the MySQL tier no longer grants`,
+          { reason: "tier-change" },
         );
       }
       const tierEpoch = Number(guard?.tier_epoch ?? 0);
