@@ -28,7 +28,7 @@ const setTier = (tier: string) =>
   );
 
 /** What each kind's store refuses with once the fleet has left MySQL. */
-const tierChange = expect.objectContaining({
+const tierChange: unknown = expect.objectContaining({
   constructor: LockUnavailableError,
   reason: "tier-change",
 });
