@@ -2,9 +2,9 @@ import type { RowDataPacket } from "mysql2/promise";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   LockUnavailableError,
-  MysqlRwLockStore,
-  MysqlSemaphoreStore,
   type LockStore,
+  type MysqlRwLockStore,
+  type MysqlSemaphoreStore,
 } from "../../src/index.js";
 import { deadlockEveryAttempt, type DeadlockTrap } from "../support/deadlock-trap.js";
 import { holder, uniqueResource } from "../support/ids.js";
@@ -29,18 +29,10 @@ let rw: MysqlRwLockStore;
 beforeAll(async () => {
   target = await openMysqlTarget({ deadlockAttempts: DEADLOCK_ATTEMPTS });
   mutex = target.store;
-  const options = {
-    connection: target.db.url,
-    epochSource: target.epochSource,
-    deadlockAttempts: DEADLOCK_ATTEMPTS,
-  };
-  semaphores = await MysqlSemaphoreStore.open(options);
-  rw = await MysqlRwLockStore.open(options);
+  ({ semaphores, rw } = await target.openCoordination());
 });
 
 afterAll(async () => {
-  await rw?.close();
-  await semaphores?.close();
   await target?.close();
 });
 

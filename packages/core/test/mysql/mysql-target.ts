@@ -4,6 +4,8 @@ import { createPool, type Pool } from "mysql2/promise";
 import {
   MysqlEpochSource,
   MysqlLockStore,
+  MysqlRwLockStore,
+  MysqlSemaphoreStore,
   type EpochSource,
   type MysqlLockStoreOptions,
   type StoreEvent,
@@ -19,6 +21,11 @@ export interface MysqlTarget {
   readonly events: StoreEvent[];
   /** Opens another store on the same database (another server instance). */
   openStore(options?: Partial<MysqlLockStoreOptions>): Promise<MysqlLockStore>;
+  /**
+   * Opens the semaphore and read-write lock stores on the same database and epoch source,
+   * with the target's options; closed with the target.
+   */
+  openCoordination(): Promise<{ semaphores: MysqlSemaphoreStore; rw: MysqlRwLockStore }>;
   close(): Promise<void>;
 }
 
@@ -44,6 +51,15 @@ export async function openMysqlTarget(
     return store;
   };
   const store = await openStore();
+  const others: { close(): Promise<void> }[] = [];
+  const openCoordination = async () => {
+    const shared = { connection: db.url, epochSource, ...options };
+    const semaphores = await MysqlSemaphoreStore.open(shared);
+    others.push(semaphores);
+    const rw = await MysqlRwLockStore.open(shared);
+    others.push(rw);
+    return { semaphores, rw };
+  };
   return {
     db,
     store,
@@ -51,8 +67,9 @@ export async function openMysqlTarget(
     admin,
     events,
     openStore,
+    openCoordination,
     close: async () => {
-      await Promise.all(stores.map((s) => s.close()));
+      await Promise.all([...others, ...stores].map((s) => s.close()));
       await admin.end();
       await db.drop();
     },

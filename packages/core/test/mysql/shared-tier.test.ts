@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { LockUnavailableError, MysqlRwLockStore, MysqlSemaphoreStore } from "../../src/index.js";
+import {
+  LockUnavailableError,
+  type MysqlRwLockStore,
+  type MysqlSemaphoreStore,
+} from "../../src/index.js";
 import { holder, uniqueResource } from "../support/ids.js";
 import { openMysqlTarget, type MysqlTarget } from "./mysql-target.js";
 
@@ -9,13 +13,9 @@ let rw: MysqlRwLockStore;
 
 beforeAll(async () => {
   target = await openMysqlTarget();
-  const options = { connection: target.db.url, epochSource: target.epochSource };
-  semaphores = await MysqlSemaphoreStore.open(options);
-  rw = await MysqlRwLockStore.open(options);
+  ({ semaphores, rw } = await target.openCoordination());
 });
 afterAll(async () => {
-  await rw?.close();
-  await semaphores?.close();
   await target?.close();
 });
 
