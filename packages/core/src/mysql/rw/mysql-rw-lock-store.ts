@@ -146,7 +146,11 @@ export class MysqlRwLockStore extends MysqlStoreBase implements RwLockStore {
     }
     // The last attempt deadlocked: the key is contended, MySQL is fine.
     if (last === "retry") throw contended("MySQL tier: the read-write acquire kept deadlocking");
-    throw new LockUnavailableError("MySQL tier: the read-write acquire kept being retried");
+    // Every attempt renewed the tier's epoch and found the durable one moved on again: no
+    // fence may be minted yet, as the mutex and the semaphore say in the same case.
+    throw new LockUnavailableError("the MySQL tier could not settle on a fencing epoch", {
+      reason: "fencing-epoch",
+    });
   }
 
   /** One transaction: lock the key's row, reclaim, decide, write. */

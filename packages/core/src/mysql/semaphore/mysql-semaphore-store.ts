@@ -115,6 +115,7 @@ export class MysqlSemaphoreStore extends MysqlStoreBase implements SemaphoreStor
   async acquire(input: SemaphoreAcquireInput): Promise<PermitResult> {
     const checked = checkSemaphoreAcquire(input);
     const lockId = newLockId();
+    let last: Step["kind"] = "ensure-key";
     try {
       await this.epochs.ensureFloor();
       await this.ensureKey(checked);
@@ -125,6 +126,7 @@ export class MysqlSemaphoreStore extends MysqlStoreBase implements SemaphoreStor
         );
         if (!outcome.ok) throw contended("MySQL tier: the semaphore stayed contended");
         const next = outcome.value;
+        last = next.kind;
         if (next.kind === "answer") return next.result;
         if (next.kind === "ensure-key") await this.ensureKey(checked);
         else await this.epochs.renew(next.reason);
@@ -132,9 +134,15 @@ export class MysqlSemaphoreStore extends MysqlStoreBase implements SemaphoreStor
     } catch (error) {
       throw await this.failure("acquire", lockId, error);
     }
-    throw new LockUnavailableError(
-      "the MySQL tier could not settle on a fencing epoch or keep the key's row",
-    );
+    // Every step renewed the tier's epoch and found the durable one moved on again: no fence
+    // may be minted yet, as the mutex says in the same case. Otherwise the key's row kept
+    // disappearing between steps (the sweeper removed it as idle).
+    if (last === "renew-epoch") {
+      throw new LockUnavailableError("the MySQL tier could not settle on a fencing epoch", {
+        reason: "fencing-epoch",
+      });
+    }
+    throw new LockUnavailableError("the MySQL tier could not keep the semaphore key's row");
   }
 
   async release(input: PermitRef): Promise<PermitView> {
