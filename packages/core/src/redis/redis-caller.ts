@@ -10,6 +10,13 @@ import { withTimeout } from "../store/with-timeout.js";
 import { notExecutedReason } from "./reply-error.js";
 import type { UncertainGrantCleaner } from "./uncertain-grant-cleaner.js";
 
+/**
+ * When to try again a call a cluster kept redirecting: ioredis has already spent its
+ * redirections (16, with 100 ms pauses after each `TRYAGAIN`), and moving one slot's keys
+ * takes about that long again.
+ */
+const REDIRECTED_RETRY_AFTER_MS = 500;
+
 /** What a Redis call is for; says how a failure of it is reported. */
 export type RedisOperation =
   | UncertainOperation
@@ -70,6 +77,14 @@ export class RedisCaller {
         `Redis is unreachable, so ${operation} was not sent and nothing changed in Redis; ` +
           `retry once Redis is back (the tier controller moves new grants to MySQL while it is down)`,
         { cause: error },
+      );
+    }
+    if (notExecuted === "redirected") {
+      return new LockUnavailableError(
+        `Redis Cluster redirected ${operation} until the client gave up (the key's slot is ` +
+          `being moved between masters, or the slot map is settling after a failover); it ran ` +
+          `nowhere and nothing changed: retry shortly`,
+        { cause: error, retryAfterMs: REDIRECTED_RETRY_AFTER_MS },
       );
     }
     if (notExecuted === "refused") {

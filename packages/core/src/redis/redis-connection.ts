@@ -84,7 +84,9 @@ function createClient(topology: RedisTopology, connectTimeoutMs: number): RedisC
         topology.nodes.map((n) => ({ host: n.host, port: n.port })),
         {
           enableOfflineQueue: false,
-          // A positive value re-sends commands whose connection closed: a replay.
+          // A positive value re-sends commands whose connection closed: a replay. With 0,
+          // ioredis tries a command again only after a reply saying it did not run, which
+          // reply-error.ts counts on (decision 0231).
           retryDelayOnFailover: 0,
           redisOptions: { ...base, password: topology.password },
           natMap: topology.natMap ? { ...topology.natMap } : undefined,
