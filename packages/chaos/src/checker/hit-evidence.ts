@@ -10,6 +10,7 @@ import {
   lostWrites,
   redisDown,
   replicaPause,
+  reshard,
   wardenDbDown,
 } from "./hits-stores.js";
 import { netDbCut, netDelay, netRedisCut } from "./hits-network.js";
@@ -37,6 +38,8 @@ export function hitEvidence(
     case "failover-kill-master":
     case "redis-cluster-failover":
       return failover(s);
+    case "redis-cluster-reshard":
+      return reshard(s);
     case "failover-lost-writes":
       return lostWrites(s);
     case "redis-down":

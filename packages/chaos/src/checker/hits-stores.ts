@@ -31,6 +31,34 @@ export function failover(s: Scope): Hit {
   );
 }
 
+/** What the redis-cluster-reshard fault did: the slot and the held account it moved. */
+interface ReshardObservation {
+  readonly moved: boolean;
+  readonly slot?: number;
+  readonly account?: string;
+  readonly keys?: number;
+}
+
+/**
+ * A held account's slot moved to another master, which binds a new epoch for it: the
+ * account's grants after the move are fenced in an epoch above every one of its grants before.
+ */
+export function reshard(s: Scope): Hit {
+  const seen = observation(s.window, "reshard") as ReshardObservation | undefined;
+  if (!seen?.moved) return result(false, "no held ledger key found to move");
+  const epochs = (when: (e: WorkerEvent) => boolean): number[] =>
+    s.workers
+      .filter((e) => e.ev === "granted" && e.fence && e.account === seen.account && when(e))
+      .map((e) => epochOf(e.fence!));
+  const before = Math.max(-1, ...epochs((e) => e.mono < s.window.start));
+  const afterMove = epochs((e) => after(s, e.mono));
+  return result(
+    afterMove.length > 0 && Math.min(...afterMove) > before,
+    `slot ${seen.slot} (${seen.account}, ${seen.keys} keys) moved; the account's epoch before ${before}, ` +
+      `after the move ${afterMove.length > 0 ? Math.min(...afterMove) : "none"} (${afterMove.length} grants)`,
+  );
+}
+
 /** The fleet granted on MySQL while Redis was down and came back to Redis. */
 export function redisDown(s: Scope): Hit {
   const onMysql = grantsOnTier(s, "mysql", during);

@@ -110,6 +110,10 @@ function paramsOf(kind: FaultKind, mode: RunMode, rng: Rng): FaultParams {
         server: rng.int(0, SERVER_COUNT - 1),
         downMs: rng.int(d.serverDownMs[0], d.serverDownMs[1]),
       };
+    case "redis-cluster-reshard":
+      // pick chooses the target among the other masters; stepMs is the pause between two
+      // keys' MIGRATE, while the slot's keys are split between the two nodes.
+      return { pick: rng.int(0, 99), stepMs: rng.int(50, 250) };
     case "redis-cluster-failover":
       // byCommand 1: CLUSTER FAILOVER on the replica; 0: kill -9 of the master, restarted
       // after restartAfterMs. pick chooses among the masters serving the ledger's keys.

@@ -23,6 +23,7 @@ export const FAULT_KINDS = [
   "kill-worker-holding", // 7: kill -9 a worker that holds a lock
   "self-pause-after-read", // 7: a worker stops itself right after its read (the sharpest case)
   "redis-cluster-failover", // cluster variant: a master serving the ledger's keys fails over
+  "redis-cluster-reshard", // cluster variant: a held ledger key's slot moves to another master
   "replica-pause", // every Redis replica frozen: with waitReplicas, grants are undone
 ] as const;
 
@@ -43,6 +44,7 @@ const NEEDS_REDIS_TIER: ReadonlySet<FaultKind> = new Set([
   "failover-kill-master",
   "failover-lost-writes",
   "redis-cluster-failover",
+  "redis-cluster-reshard",
   "redis-down",
   "warden-db-down",
   "db-and-redis-down",
@@ -78,7 +80,9 @@ const SENTINEL_ONLY: ReadonlySet<FaultKind> = new Set([
 
 /** Whether `kind` can run on `variant`. */
 export function runsOn(kind: FaultKind, variant: RedisVariant): boolean {
-  if (kind === "redis-cluster-failover") return variant === "cluster";
+  if (kind === "redis-cluster-failover" || kind === "redis-cluster-reshard") {
+    return variant === "cluster";
+  }
   return variant === "sentinel" || !SENTINEL_ONLY.has(kind);
 }
 
@@ -115,11 +119,13 @@ export const FULL_FAULTS: readonly FaultKind[] = [
  * master, once by `CLUSTER FAILOVER` on its replica, as the seed decides), a server
  * instance killed, the process faults whose late write must come back stale, a lease
  * expired early on its master, the servers' path to the cluster reset, every replica
- * frozen, and a master killed after writing what its replica never got.
+ * frozen, a master killed after writing what its replica never got, and a held key's slot
+ * resharded to another master.
  */
 export const CLUSTER_QUICK_FAULTS: readonly FaultKind[] = [
   "redis-cluster-failover",
   "redis-cluster-failover",
+  "redis-cluster-reshard",
   "server-kill",
   "pause-holder",
   "redis-key-expiry",

@@ -29,6 +29,9 @@ const closing = new WeakSet<RedisClient>();
 // Delay before a client that ended unasked connects again, in ms.
 const REVIVE_MS = 100;
 
+/** ioredis's pause before it tries again a command a cluster answered TRYAGAIN, in ms. */
+const REDIRECT_PAUSE_MS = 20;
+
 /** Marks `client` as being closed by its owner, so it is not connected again. */
 export function markClosing(client: RedisClient): void {
   closing.add(client);
@@ -88,6 +91,13 @@ function createClient(topology: RedisTopology, connectTimeoutMs: number): RedisC
           // ioredis tries a command again only after a reply saying it did not run, which
           // reply-error.ts counts on (decision 0231).
           retryDelayOnFailover: 0,
+          // While a slot is resharded, a script whose keys are split between its two nodes
+          // is answered TRYAGAIN until the move ends. ioredis tries again up to 16 times;
+          // with its default 100 ms pause between them that outlasts a call's deadline (1 s,
+          // at most a third of the lease), which then reports an unknown outcome for a call
+          // that ran nowhere. 20 ms pauses end the tries well within it, as a refusal
+          // (decision 0231).
+          retryDelayOnTryAgain: REDIRECT_PAUSE_MS,
           redisOptions: { ...base, password: topology.password },
           natMap: topology.natMap ? { ...topology.natMap } : undefined,
           slotsRefreshTimeout: connectTimeoutMs,

@@ -2,6 +2,7 @@ import type { FaultKind } from "../../schedule/fault-kinds.js";
 import type { FaultContext } from "../fault-context.js";
 import { clockJumpServer } from "./clock-jump.js";
 import { redisClusterFailover } from "./cluster-failover.js";
+import { redisClusterReshard } from "./cluster-reshard.js";
 import { dbAndRedisDown, wardenDbDown } from "./database-outage.js";
 import { failoverLostWrites } from "./failover-lost-writes.js";
 import { killWorkerHolding } from "./kill-worker.js";
@@ -35,5 +36,6 @@ export const FAULTS: Readonly<Record<FaultKind, (ctx: FaultContext) => Promise<v
   "kill-worker-holding": killWorkerHolding,
   "self-pause-after-read": selfPauseAfterRead,
   "redis-cluster-failover": redisClusterFailover,
+  "redis-cluster-reshard": redisClusterReshard,
   "replica-pause": replicaPause,
 };
