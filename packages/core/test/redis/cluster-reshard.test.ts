@@ -3,9 +3,9 @@ import type { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import {
   LockUnavailableError,
+  RedisSemaphoreStore,
   compareFences,
   splitFence,
-  type AcquireResult,
   type RedisLockStore,
 } from "../../src/index.js";
 import { eventually } from "../support/eventually.js";
@@ -20,18 +20,24 @@ import { openRedisStore } from "../support/redis-target.js";
 
 let cluster: RedisClusterGroup;
 let store: RedisLockStore;
+let semaphores: RedisSemaphoreStore;
 
 beforeAll(async () => {
   cluster = await startCluster();
   // A command timeout longer than ioredis's redirections take, so a try that the cluster
   // kept redirecting ends with the client's answer, not with the store's deadline.
-  ({ store } = await openRedisStore(
-    { mode: "cluster", nodes: cluster.startupNodes },
-    { commandTimeoutMs: 10_000 },
-  ));
+  const topology = { mode: "cluster" as const, nodes: cluster.startupNodes };
+  const opened = await openRedisStore(topology, { commandTimeoutMs: 10_000 });
+  store = opened.store;
+  semaphores = await RedisSemaphoreStore.open({
+    topology,
+    epochSource: opened.epochSource,
+    commandTimeoutMs: 10_000,
+  });
 });
 
 afterAll(async () => {
+  await semaphores?.close();
   await store?.close();
   await cluster?.stop();
 });
@@ -62,7 +68,7 @@ const myId = (node: RedisNode) => onNode(node, (c) => c.call("CLUSTER", "MYID") 
  * unavailable (keys split between the nodes: TRYAGAIN on every try). Never granted, and never
  * "outcome unknown": the cluster ran it nowhere, and the error says so.
  */
-async function tryWhileMoving(attempt: Promise<AcquireResult>): Promise<string> {
+async function tryWhileMoving(attempt: Promise<{ granted: boolean }>): Promise<string> {
   try {
     const result = await attempt;
     return result.granted ? "granted" : "held";
@@ -71,6 +77,48 @@ async function tryWhileMoving(attempt: Promise<AcquireResult>): Promise<string> 
     expect((error as LockUnavailableError).retryAfterMs).toBeGreaterThan(0);
     return "unavailable";
   }
+}
+
+/**
+ * Moves the slot of `someKey` (found on its master by `pattern`) to another master the way
+ * `redis-cli --cluster reshard` does: IMPORTING / MIGRATING, the keys by `MIGRATE`, then
+ * `SETSLOT … NODE` on every master. `meanwhile` runs at the start of the move (no key moved
+ * yet) and again once `someKey` alone has moved.
+ */
+async function moveSlotOf(
+  pattern: string,
+  meanwhile: () => Promise<void>,
+): Promise<{ target: RedisNode }> {
+  const { node: source, key: someKey } = await ownerOf(pattern);
+  const slot = await onNode(
+    source,
+    (c) => c.call("CLUSTER", "KEYSLOT", someKey) as Promise<number>,
+  );
+  const masters = await cluster.masters();
+  const target = masters.find((node) => node.port !== source.port)!;
+  const [sourceId, targetId] = [await myId(source), await myId(target)];
+
+  await onNode(target, (c) => c.call("CLUSTER", "SETSLOT", slot, "IMPORTING", sourceId));
+  await onNode(source, (c) => c.call("CLUSTER", "SETSLOT", slot, "MIGRATING", targetId));
+  await meanwhile();
+
+  const keys = await onNode(
+    source,
+    (c) => c.call("CLUSTER", "GETKEYSINSLOT", slot, 1_000) as Promise<string[]>,
+  );
+  expect(keys).toContain(someKey);
+  const migrate = (moved: string[]) =>
+    onNode(source, (c) =>
+      c.call("MIGRATE", target.host, target.port, "", 0, 5_000, "KEYS", ...moved),
+    );
+  await migrate([someKey]);
+  await meanwhile();
+  await migrate(keys.filter((k) => k !== someKey));
+
+  for (const node of [target, source, ...masters.filter((n) => n !== target && n !== source)]) {
+    await onNode(node, (c) => c.call("CLUSTER", "SETSLOT", slot, "NODE", targetId));
+  }
+  return { target };
 }
 
 test("a slot resharded to another master keeps its lease and fences the next grant above the old master's", async () => {
@@ -82,43 +130,11 @@ test("a slot resharded to another master keeps its lease and fences the next gra
   const held = await store.acquire({ ...key, holder: holder("first"), leaseMs: 30_000 });
   if (!held.granted) throw new Error("the held grant was refused");
 
-  const { node: source, key: leaseKey } = await ownerOf(`w:{${resource}#*}:l:*`);
-  const slot = await onNode(
-    source,
-    (c) => c.call("CLUSTER", "KEYSLOT", leaseKey) as Promise<number>,
-  );
-  const masters = await cluster.masters();
-  const target = masters.find((node) => node.port !== source.port)!;
-  const [sourceId, targetId] = [await myId(source), await myId(target)];
-
-  // The move begins: the target imports the slot, the source migrates it; no key moved yet.
-  await onNode(target, (c) => c.call("CLUSTER", "SETSLOT", slot, "IMPORTING", sourceId));
-  await onNode(source, (c) => c.call("CLUSTER", "SETSLOT", slot, "MIGRATING", targetId));
-  expect(
-    await tryWhileMoving(store.acquire({ ...key, holder: holder("mid"), leaseMs: 30_000 })),
-  ).toBe("unavailable");
-
-  // Half of the slot's keys moved (the lease first, the counter and epoch record later): a
-  // script that needs keys on both nodes cannot run on either.
-  const keys = await onNode(
-    source,
-    (c) => c.call("CLUSTER", "GETKEYSINSLOT", slot, 1_000) as Promise<string[]>,
-  );
-  expect(keys).toContain(leaseKey);
-  const migrate = (moved: string[]) =>
-    onNode(source, (c) =>
-      c.call("MIGRATE", target.host, target.port, "", 0, 5_000, "KEYS", ...moved),
-    );
-  await migrate([leaseKey]);
-  expect(
-    await tryWhileMoving(store.acquire({ ...key, holder: holder("mid"), leaseMs: 30_000 })),
-  ).toBe("unavailable");
-  await migrate(keys.filter((k) => k !== leaseKey));
-
-  // The move ends: every master learns that the target owns the slot.
-  for (const node of [target, source, ...masters.filter((n) => n !== target && n !== source)]) {
-    await onNode(node, (c) => c.call("CLUSTER", "SETSLOT", slot, "NODE", targetId));
-  }
+  const { target } = await moveSlotOf(`w:{${resource}#*}:l:*`, async () => {
+    expect(
+      await tryWhileMoving(store.acquire({ ...key, holder: holder("mid"), leaseMs: 30_000 })),
+    ).toBe("unavailable");
+  });
 
   // The lease moved with its remaining time: still held by its holder, who can renew it.
   const refused = await eventually(async () => {
@@ -141,4 +157,30 @@ test("a slot resharded to another master keeps its lease and fences the next gra
   expect(splitFence(next.fence!).epoch).toBeGreaterThan(splitFence(held.fence!).epoch);
   expect((await ownerOf(`w:{${resource}#*}:l:*`)).node.port).toBe(target.port);
   await store.release({ ...key, lockId: next.lockId });
+});
+
+test("a semaphore's slot resharded to another master keeps its permits and fences the next above", async () => {
+  const resource = uniqueResource();
+  const key = { resource, businessKey: "pool", totalPermits: 2 };
+  const permit = (name: string) => ({ ...key, holder: holder(name), leaseMs: 30_000 });
+  const held = await semaphores.acquire(permit("first"));
+  if (!held.granted) throw new Error("the first permit was refused");
+
+  await moveSlotOf(`w:{${resource}#*}:s:*`, async () => {
+    expect(await tryWhileMoving(semaphores.acquire(permit("mid")))).toBe("unavailable");
+  });
+
+  // The permit moved with its remaining time: it renews and still counts against the total.
+  await semaphores.extend({ resource, businessKey: "pool", lockId: held.lockId, leaseMs: 30_000 });
+  const second = await eventually(async () => {
+    const r = await semaphores.acquire(permit("second"));
+    if (!r.granted) throw new Error("the second permit was refused");
+    return r;
+  }, 10_000);
+  expect(second.inUse).toBe(2);
+  expect((await semaphores.acquire(permit("third"))).granted).toBe(false);
+  expect(compareFences(second.fence!, held.fence!)).toBeGreaterThan(0);
+  expect(splitFence(second.fence!).epoch).toBeGreaterThan(splitFence(held.fence!).epoch);
+  await semaphores.release({ resource, businessKey: "pool", lockId: held.lockId });
+  await semaphores.release({ resource, businessKey: "pool", lockId: second.lockId });
 });
