@@ -24,6 +24,7 @@ export {
   type StartSentinelGroupOptions,
 } from "./sentinel/start-sentinel-group.js";
 export { startCluster, type StartClusterOptions } from "./cluster/start-cluster.js";
+export { beginSlotMove, onNode, slotOfKey, type SlotMove } from "./cluster/slot-move.js";
 export { startMariaDb } from "./mariadb/start-mariadb.js";
 export type { MariaDbSizing } from "./mariadb/mariadb-args.js";
 export {

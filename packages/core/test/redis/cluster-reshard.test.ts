@@ -1,5 +1,11 @@
-import { startCluster, type RedisClusterGroup, type RedisNode } from "@warden/testkit";
-import type { Redis } from "ioredis";
+import {
+  beginSlotMove,
+  onNode,
+  slotOfKey,
+  startCluster,
+  type RedisClusterGroup,
+  type RedisNode,
+} from "@warden/testkit";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import {
   LockUnavailableError,
@@ -42,16 +48,6 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-/** Runs `use` with a plain connection to `node`, closed afterwards. */
-async function onNode<T>(node: RedisNode, use: (client: Redis) => Promise<T>): Promise<T> {
-  const client = node.client();
-  try {
-    return await use(client);
-  } finally {
-    client.disconnect();
-  }
-}
-
 /** The master holding the keys that match `pattern`, and one of those keys. */
 async function ownerOf(pattern: string): Promise<{ node: RedisNode; key: string }> {
   for (const node of await cluster.masters()) {
@@ -60,8 +56,6 @@ async function ownerOf(pattern: string): Promise<{ node: RedisNode; key: string 
   }
   throw new Error(`no master holds ${pattern}`);
 }
-
-const myId = (node: RedisNode) => onNode(node, (c) => c.call("CLUSTER", "MYID") as Promise<string>);
 
 /**
  * A try while the slot moves: refused as held (every key it needs still on the source) or
@@ -90,34 +84,17 @@ async function moveSlotOf(
   meanwhile: () => Promise<void>,
 ): Promise<{ target: RedisNode }> {
   const { node: source, key: someKey } = await ownerOf(pattern);
-  const slot = await onNode(
-    source,
-    (c) => c.call("CLUSTER", "KEYSLOT", someKey) as Promise<number>,
-  );
   const masters = await cluster.masters();
   const target = masters.find((node) => node.port !== source.port)!;
-  const [sourceId, targetId] = [await myId(source), await myId(target)];
-
-  await onNode(target, (c) => c.call("CLUSTER", "SETSLOT", slot, "IMPORTING", sourceId));
-  await onNode(source, (c) => c.call("CLUSTER", "SETSLOT", slot, "MIGRATING", targetId));
+  const move = await beginSlotMove(await slotOfKey(source, someKey), source, target);
   await meanwhile();
 
-  const keys = await onNode(
-    source,
-    (c) => c.call("CLUSTER", "GETKEYSINSLOT", slot, 1_000) as Promise<string[]>,
-  );
+  const keys = await move.keysLeft(1_000);
   expect(keys).toContain(someKey);
-  const migrate = (moved: string[]) =>
-    onNode(source, (c) =>
-      c.call("MIGRATE", target.host, target.port, "", 0, 5_000, "KEYS", ...moved),
-    );
-  await migrate([someKey]);
+  await move.migrate([someKey]);
   await meanwhile();
-  await migrate(keys.filter((k) => k !== someKey));
-
-  for (const node of [target, source, ...masters.filter((n) => n !== target && n !== source)]) {
-    await onNode(node, (c) => c.call("CLUSTER", "SETSLOT", slot, "NODE", targetId));
-  }
+  await move.migrate(keys.filter((k) => k !== someKey));
+  await move.finish(masters);
   return { target };
 }
 

@@ -1,5 +1,4 @@
-import type { RedisNode } from "@warden/testkit";
-import type { Redis } from "ioredis";
+import { beginSlotMove, onNode, slotOfKey, type RedisNode } from "@warden/testkit";
 import { clusterOf } from "../../stack/chaos-redis.js";
 import { STACK_SETTINGS } from "../../stack/stack-settings.js";
 import type { FaultContext } from "../fault-context.js";
@@ -9,16 +8,6 @@ const FIND_KEY_MS = 10_000;
 
 /** At most this many `MIGRATE` steps: a slot of the ledger holds a few dozen keys at most. */
 const MAX_STEPS = 200;
-
-async function onNode<T>(node: RedisNode, use: (client: Redis) => Promise<T>): Promise<T> {
-  const client = node.client({ lazyConnect: true, maxRetriesPerRequest: 1 });
-  client.on("error", () => undefined);
-  try {
-    return await use(client);
-  } finally {
-    client.disconnect();
-  }
-}
 
 /** A master with a live ledger lease on it now, and that lease's key (`w:{<r>#<s>}:l:<account>`). */
 async function findHeldKey(
@@ -65,30 +54,19 @@ export async function redisClusterReshard(ctx: FaultContext): Promise<void> {
   const others = masters.filter((node) => node.port !== source.port);
   const target = others[ctx.param("pick") % others.length]!;
   const account = leaseKey.slice(leaseKey.indexOf(":l:") + 3);
-  const slot = Number(await onNode(source, (c) => c.call("CLUSTER", "KEYSLOT", leaseKey)));
-  const myId = (node: RedisNode) => onNode(node, (c) => c.call("CLUSTER", "MYID"));
-  const [sourceId, targetId] = [String(await myId(source)), String(await myId(target))];
+  const slot = await slotOfKey(source, leaseKey);
   ctx.start({ slot, account, source: source.port, target: target.port });
 
-  await onNode(target, (c) => c.call("CLUSTER", "SETSLOT", slot, "IMPORTING", sourceId));
-  await onNode(source, (c) => c.call("CLUSTER", "SETSLOT", slot, "MIGRATING", targetId));
+  const move = await beginSlotMove(slot, source, target);
   let moved = 0;
   for (let step = 0; step < MAX_STEPS; step += 1) {
-    const keys = (await onNode(source, (c) =>
-      c.call("CLUSTER", "GETKEYSINSLOT", slot, 1),
-    )) as string[];
+    const keys = await move.keysLeft(1);
     if (keys.length === 0) break;
-    await onNode(source, (c) =>
-      c.call("MIGRATE", target.host, target.port, "", 0, 5_000, "KEYS", ...keys),
-    );
+    await move.migrate(keys);
     moved += keys.length;
     await ctx.sleep(ctx.param("stepMs"));
   }
-  // The target first, then the source, then the rest: the order `redis-cli` uses, so that
-  // no node sends the slot's clients back to a source that no longer has its keys.
-  for (const node of [target, source, ...others.filter((n) => n.port !== target.port)]) {
-    await onNode(node, (c) => c.call("CLUSTER", "SETSLOT", slot, "NODE", targetId));
-  }
+  await move.finish(masters);
   ctx.heal();
   ctx.observe({ reshard: { moved: true, slot, account, keys: moved } });
 }
