@@ -11,8 +11,10 @@ import { join } from "node:path";
 import { createTRPCClient, httpLink, type TRPCClient } from "@trpc/client";
 import { migrate } from "@warden/db";
 import {
+  beginSlotMove,
   createTestDatabase,
   freePort,
+  slotOfKey,
   startCluster,
   type RedisClusterGroup,
   type RedisNode,
@@ -195,6 +197,66 @@ describe("the server on a 6-node Redis Cluster", () => {
     expect(performance.now() - releasedAt).toBeLessThan(4_000);
     expect(BigInt(woken.fence!)).toBeGreaterThan(BigInt(holder.fence!));
   });
+
+  // While a slot moves between masters, a script whose keys are split between the two is
+  // answered TRYAGAIN: the store refuses the try as `store-unavailable` with a retryAfterMs
+  // (it ran nowhere). A wait takes that for a refusal and goes on (docs/decisions/0232).
+  for (const kind of ["mutex", "semaphore"] as const) {
+    it(`a ${kind} wait goes on while the key's slot moves to another master`, async () => {
+      const resource = await registerResource(
+        false,
+        kind === "semaphore" ? { kind, permits: 1 } : {},
+      );
+      const key = { resource, businessKey: `reshard-${uid()}` };
+      const holder = client("holder");
+      const waiter = client("waiter");
+      const held =
+        kind === "mutex"
+          ? await holder.lock.acquire.mutate({ ...key, ownerId: "h", leaseMs: 30_000 })
+          : await holder.semaphore.acquire.mutate({ ...key, ownerId: "h", leaseMs: 30_000 });
+      if (!held.granted) throw new Error("expected a grant");
+
+      const masters = await cluster.masters();
+      const found = await Promise.all(masters.map((m) => keysOn(m, `*${key.businessKey}*`)));
+      const at = found.findIndex((keys) => keys.length > 0);
+      const source = masters[at]!;
+      const target = masters.find((m) => m.port !== source.port)!;
+      const move = await beginSlotMove(await slotOfKey(source, found[at]![0]!), source, target);
+
+      const waiting =
+        kind === "mutex"
+          ? waiter.lock.acquire.mutate({ ...key, ownerId: "w", waitMs: 20_000 })
+          : waiter.semaphore.acquire.mutate({ ...key, ownerId: "w", waitMs: 20_000 });
+      let settled: unknown = null;
+      waiting.then(
+        (answer) => (settled = answer),
+        (error: unknown) => (settled = error),
+      );
+      // One key of the slot moves, the rest stay: every try of the key's scripts is answered
+      // TRYAGAIN. The wait re-checks at least every 2 s (mutex) or 1 s (semaphore), so it
+      // meets the split slot at least once here; before decision 0232 that ended it.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const first = await move.keysLeft(1_000);
+      await move.migrate([found[at]![0]!]);
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      expect(settled).toBeNull();
+      await move.migrate(first.filter((k) => k !== found[at]![0]));
+      await move.finish(masters);
+
+      // The slot is whole on the target: the holder still holds, releases, the waiter gets it.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(settled).toBeNull();
+      const released =
+        kind === "mutex"
+          ? await holder.lock.release.mutate({ ...key, lockId: held.lockId, tier: held.tier })
+          : await holder.semaphore.release.mutate({ ...key, lockId: held.lockId, tier: held.tier });
+      expect(released).toMatchObject({ released: true });
+      const granted = await waiting;
+      if (!granted.granted) throw new Error("the waiter was not granted");
+      expect(BigInt(granted.fence!)).toBeGreaterThan(BigInt(held.fence!));
+      expect((await keysOn(target, `*${key.businessKey}*`)).length).toBeGreaterThan(0);
+    });
+  }
 
   it("a grant of any kind waits for its master's replica: granted with 1, undone with 2", async () => {
     const c = client("replicas");

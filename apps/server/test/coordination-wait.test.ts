@@ -201,6 +201,31 @@ describe("untilGranted", () => {
     expect(waiters.list(key.resource)).toEqual([]);
   });
 
+  it("a wait goes on through a try Redis Cluster redirected until the client gave up", async () => {
+    const { deps } = setup();
+    // What the Redis store throws when every try met a slot being moved (decision 0231).
+    const redirected = new LockUnavailableError("Redis Cluster redirected acquire", {
+      retryAfterMs: 20,
+    });
+    let tries = 0;
+    const granted = await untilGranted<Answer>(
+      deps,
+      request(5_000),
+      () => {
+        tries += 1;
+        return tries <= 2
+          ? Promise.reject(redirected)
+          : Promise.resolve({ granted: true, lockId: "L3" });
+      },
+      unexpected,
+    );
+    expect(granted).toEqual({ granted: true, lockId: "L3" });
+    expect(tries).toBe(3);
+    await expect(
+      untilGranted<Answer>(deps, request(0), () => Promise.reject(redirected), unexpected),
+    ).rejects.toBe(redirected);
+  });
+
   it("a try refused as contended answers with that error; other refusals still end a wait", async () => {
     const { deps } = setup();
     await expect(

@@ -6,6 +6,7 @@ import type { TenantPrincipal } from "../auth/principal.js";
 import type { ResourceView } from "../registry/resource-view.js";
 import type { ReleaseNotifier } from "./release-notifier.js";
 import type { SharedWait } from "./fleet-waits.js";
+import { retrySoonPauseMs } from "./retry-soon.js";
 import { sleepUntilWoken } from "./sleep-until-woken.js";
 import type { TieredLocks } from "./tiered-locks-port.js";
 import type { WaitQueues, WaiterView } from "./wait-queues.js";
@@ -45,6 +46,23 @@ const RECHECK_CAP_MS = 2_000;
  */
 export const FAIR_HEARTBEAT_MS = 3 * RECHECK_CAP_MS;
 
+/** A try of a wait that failed with an error the wait goes on through. */
+interface RanNowhere {
+  readonly granted: false;
+  readonly pauseMs: number;
+}
+
+/**
+ * A try's error as a wait sees it: a refusal that names its pause when the call ran nowhere
+ * and will likely pass soon (a Redis Cluster slot being moved, a MySQL key too contended:
+ * {@link retrySoonPauseMs}); any other error is rethrown and ends the wait.
+ */
+function retrySoon(error: unknown): RanNowhere {
+  const pauseMs = retrySoonPauseMs(error);
+  if (pauseMs === null) throw error;
+  return { granted: false, pauseMs };
+}
+
 /** A fresh id for one wait: its fleet-wide ref and, when fair, its place id (the store's `waiterId` alphabet). */
 function newWaiterId(): string {
   return randomBytes(12).toString("base64url");
@@ -72,8 +90,10 @@ function byArrival(a: SharedWait, b: SharedWait): number {
  * deadline, or cancellation. For `fair` resources the store decides the order: every
  * attempt of a wait carries its place (`fair.waiterId`) in the key's queue, which the
  * store shares between all instances, and a wait that ends without a grant gives the
- * place up. Policy, metrics, stats and logs belong to the acquire use case
- * (src/usecases/acquire.ts).
+ * place up. A wait takes a try that ran nowhere and will likely pass soon (a Redis Cluster
+ * slot being moved: {@link retrySoonPauseMs}) for a refusal, pauses as long as the store said
+ * and goes on; any other error of a try ends the wait. Policy, metrics, stats and logs belong
+ * to the acquire use case (src/usecases/acquire.ts).
  */
 export class LockService {
   constructor(
@@ -164,25 +184,28 @@ export class LockService {
     try {
       for (;;) {
         wokenWhileAwake = false;
-        const result = await this.attempt(request, key, waiterId);
+        const result = await this.attempt(request, key, waiterId).catch(retrySoon);
         if (result.granted) {
           granted = true;
           return result;
         }
-        this.waiters.placed(waiter);
         // Retry when the holder's lease could have lapsed, if no release wakes us first. A
         // refusal for earlier waiters (free key, QUEUED_HOLDER, ttlMs 0) waits for their
         // turn to end: a grant and its release, or a place given up, both wake us.
         // A lock-delay refusal (docs/decisions/0175) names no holder either, but its ttlMs is
-        // the delay left: sleep that long, like for a lease.
-        const queued =
-          result.holder.clientId === QUEUED_HOLDER.clientId &&
-          result.holder.ownerId !== LOCK_DELAY_HOLDER.ownerId;
-        const sleepMs = Math.min(
-          deadline - performance.now(),
-          queued ? RECHECK_CAP_MS : result.ttlMs + 5,
-          RECHECK_CAP_MS,
-        );
+        // the delay left: sleep that long, like for a lease. A try that ran nowhere
+        // (retrySoon) pauses as long as the store said.
+        this.waiters.placed(waiter);
+        let pauseMs: number;
+        if ("pauseMs" in result) {
+          pauseMs = result.pauseMs;
+        } else {
+          const queued =
+            result.holder.clientId === QUEUED_HOLDER.clientId &&
+            result.holder.ownerId !== LOCK_DELAY_HOLDER.ownerId;
+          pauseMs = queued ? RECHECK_CAP_MS : result.ttlMs + 5;
+        }
+        const sleepMs = Math.min(deadline - performance.now(), pauseMs, RECHECK_CAP_MS);
         if (deadline - performance.now() <= 0) throw new LockTimeoutError(request.waitMs);
         if (wokenWhileAwake && !signal.aborted) continue;
         const how = await sleepUntilWoken(sleepMs, signal, (onWake) => {

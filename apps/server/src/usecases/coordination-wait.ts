@@ -8,6 +8,7 @@ import {
   type Holder,
 } from "@warden/contract";
 import type { ReleaseNotifier } from "../locks/release-notifier.js";
+import { retrySoonPauseMs } from "../locks/retry-soon.js";
 import { sleepUntilWoken } from "../locks/sleep-until-woken.js";
 import type { WaitQueues } from "../locks/wait-queues.js";
 import type { ResourceView } from "../registry/resource-view.js";
@@ -69,21 +70,17 @@ export interface Refusal {
   readonly retryAfterMs: number;
 }
 
-/** How long a wait pauses after a `contended` refusal that names no `retryAfterMs`. */
-const CONTENDED_PAUSE_MS = 10;
-
 /**
- * A try that the store refused as `contended` (reachable, but the key too busy to decide
- * within its attempts: MySQL kept picking it as a deadlock victim), as a wait sees it: the
- * key is busy, so the wait goes on, like after a refusal, and tries again after a short
- * pause. Anything else, and `contended` for a try (`waitMs` 0), is rethrown: a try answers
- * with the error, whose reason tells its caller to retry shortly.
+ * A try's error as a wait sees it: one the store made of a call that ran nowhere and will
+ * likely pass soon ({@link retrySoonPauseMs}: `contended`, a Redis Cluster redirection) is a
+ * refusal, and the wait goes on after the pause it names. Anything else, and every error of
+ * a try (`waitMs` 0), is rethrown: a try answers with the error, whose reason tells its
+ * caller to retry shortly.
  */
 function busyUnlessFailed(error: unknown, waitMs: number): Refusal {
-  if (waitMs > 0 && error instanceof LockUnavailableError && error.reason === "contended") {
-    return { granted: false, retryAfterMs: error.retryAfterMs ?? CONTENDED_PAUSE_MS };
-  }
-  throw error;
+  const pauseMs = waitMs > 0 ? retrySoonPauseMs(error) : null;
+  if (pauseMs === null) throw error;
+  return { granted: false, retryAfterMs: pauseMs };
 }
 
 /**
@@ -91,8 +88,9 @@ function busyUnlessFailed(error: unknown, waitMs: number): Refusal {
  * with the lock waiters, sleeps between tries until a release of the key wakes it or the
  * refusal's `retryAfterMs` (at most {@link RETRY_MAX_MS}) has passed, and throws
  * `LockTimeoutError` when `waitMs` ends without a grant and `WaitCancelledError` when it is
- * cancelled or `signal` aborts. A wait takes a try the store refused as `contended` for a
- * refusal (the key is busy) and goes on; any other error ends it. A listed wait hears
+ * cancelled or `signal` aborts. A wait takes a try the store refused as `contended`, or that
+ * Redis Cluster redirected until the client gave up, for a refusal and goes on
+ * ({@link retrySoonPauseMs}); any other error ends it. A listed wait hears
  * releases from its start, so one that lands while a try is out is not missed; without
  * `waiters` it hears them only while asleep.
  * A grant made after `signal` aborted (the caller's connection closed while the store was
