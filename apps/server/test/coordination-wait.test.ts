@@ -226,6 +226,28 @@ describe("untilGranted", () => {
     ).rejects.toBe(redirected);
   });
 
+  it("a wait whose store stays unreachable until waitMs ends fails with the store's error, not a timeout", async () => {
+    const { deps, waiters } = setup();
+    // What the Redis store throws when the call was not sent (no connection).
+    const unreachable = new LockUnavailableError("Redis is unreachable, so acquire was not sent", {
+      retryAfterMs: 50,
+    });
+    let tries = 0;
+    await expect(
+      untilGranted<Answer>(
+        deps,
+        request(300),
+        () => {
+          tries += 1;
+          return Promise.reject(unreachable);
+        },
+        unexpected,
+      ),
+    ).rejects.toBe(unreachable);
+    expect(tries).toBeGreaterThanOrEqual(3);
+    expect(waiters.list(key.resource)).toEqual([]);
+  });
+
   it("a try refused as contended answers with that error; other refusals still end a wait", async () => {
     const { deps } = setup();
     await expect(

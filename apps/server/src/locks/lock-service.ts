@@ -6,7 +6,7 @@ import type { TenantPrincipal } from "../auth/principal.js";
 import type { ResourceView } from "../registry/resource-view.js";
 import type { ReleaseNotifier } from "./release-notifier.js";
 import type { SharedWait } from "./fleet-waits.js";
-import { retrySoonPauseMs } from "./retry-soon.js";
+import { unlessItEndsTheWait, type RanNowhere } from "./retry-soon.js";
 import { sleepUntilWoken } from "./sleep-until-woken.js";
 import type { TieredLocks } from "./tiered-locks-port.js";
 import type { WaitQueues, WaiterView } from "./wait-queues.js";
@@ -46,23 +46,6 @@ const RECHECK_CAP_MS = 2_000;
  */
 export const FAIR_HEARTBEAT_MS = 3 * RECHECK_CAP_MS;
 
-/** A try of a wait that failed with an error the wait goes on through. */
-interface RanNowhere {
-  readonly granted: false;
-  readonly pauseMs: number;
-}
-
-/**
- * A try's error as a wait sees it: a refusal that names its pause when the call ran nowhere
- * and will likely pass soon (a Redis Cluster slot being moved, a MySQL key too contended:
- * {@link retrySoonPauseMs}); any other error is rethrown and ends the wait.
- */
-function retrySoon(error: unknown): RanNowhere {
-  const pauseMs = retrySoonPauseMs(error);
-  if (pauseMs === null) throw error;
-  return { granted: false, pauseMs };
-}
-
 /** A fresh id for one wait: its fleet-wide ref and, when fair, its place id (the store's `waiterId` alphabet). */
 function newWaiterId(): string {
   return randomBytes(12).toString("base64url");
@@ -90,9 +73,10 @@ function byArrival(a: SharedWait, b: SharedWait): number {
  * deadline, or cancellation. For `fair` resources the store decides the order: every
  * attempt of a wait carries its place (`fair.waiterId`) in the key's queue, which the
  * store shares between all instances, and a wait that ends without a grant gives the
- * place up. A wait takes a try that ran nowhere and will likely pass soon (a Redis Cluster
- * slot being moved: {@link retrySoonPauseMs}) for a refusal, pauses as long as the store said
- * and goes on; any other error of a try ends the wait. Policy, metrics, stats and logs belong
+ * place up. A wait takes a try that ran nowhere and may pass soon (Redis unreachable, a
+ * Redis Cluster slot being moved: {@link unlessItEndsTheWait}) for a refusal, pauses as long
+ * as the store said and goes on; when `waitMs` runs out right after such a try, the wait ends
+ * with its error rather than LOCK_TIMEOUT. Any other error of a try ends the wait. Policy, metrics, stats and logs belong
  * to the acquire use case (src/usecases/acquire.ts).
  */
 export class LockService {
@@ -184,7 +168,7 @@ export class LockService {
     try {
       for (;;) {
         wokenWhileAwake = false;
-        const result = await this.attempt(request, key, waiterId).catch(retrySoon);
+        const result = await this.attempt(request, key, waiterId).catch(unlessItEndsTheWait);
         if (result.granted) {
           granted = true;
           return result;
@@ -194,10 +178,12 @@ export class LockService {
         // turn to end: a grant and its release, or a place given up, both wake us.
         // A lock-delay refusal (docs/decisions/0175) names no holder either, but its ttlMs is
         // the delay left: sleep that long, like for a lease. A try that ran nowhere
-        // (retrySoon) pauses as long as the store said.
+        // (ranNowhere) pauses as long as the store said.
         this.waiters.placed(waiter);
         let pauseMs: number;
+        let failed: RanNowhere | null = null;
         if ("pauseMs" in result) {
+          failed = result;
           pauseMs = result.pauseMs;
         } else {
           const queued =
@@ -206,7 +192,9 @@ export class LockService {
           pauseMs = queued ? RECHECK_CAP_MS : result.ttlMs + 5;
         }
         const sleepMs = Math.min(deadline - performance.now(), pauseMs, RECHECK_CAP_MS);
-        if (deadline - performance.now() <= 0) throw new LockTimeoutError(request.waitMs);
+        if (deadline - performance.now() <= 0) {
+          throw failed?.endWith ?? new LockTimeoutError(request.waitMs);
+        }
         if (wokenWhileAwake && !signal.aborted) continue;
         const how = await sleepUntilWoken(sleepMs, signal, (onWake) => {
           wake = onWake;

@@ -8,7 +8,7 @@ import {
   type Holder,
 } from "@warden/contract";
 import type { ReleaseNotifier } from "../locks/release-notifier.js";
-import { retrySoonPauseMs } from "../locks/retry-soon.js";
+import { ranNowhere } from "../locks/retry-soon.js";
 import { sleepUntilWoken } from "../locks/sleep-until-woken.js";
 import type { WaitQueues } from "../locks/wait-queues.js";
 import type { ResourceView } from "../registry/resource-view.js";
@@ -70,17 +70,22 @@ export interface Refusal {
   readonly retryAfterMs: number;
 }
 
+/** A try's error that a wait goes on through: a refusal, and what ends the wait at its deadline. */
+interface Failed extends Refusal {
+  readonly endWith: Error | null;
+}
+
 /**
- * A try's error as a wait sees it: one the store made of a call that ran nowhere and will
- * likely pass soon ({@link retrySoonPauseMs}: `contended`, a Redis Cluster redirection) is a
- * refusal, and the wait goes on after the pause it names. Anything else, and every error of
- * a try (`waitMs` 0), is rethrown: a try answers with the error, whose reason tells its
- * caller to retry shortly.
+ * A try's error as a wait sees it: one the store made of a call that ran nowhere and may
+ * pass soon ({@link ranNowhere}: `contended`, Redis unreachable, a Redis Cluster redirection)
+ * is a refusal, and the wait goes on after the pause it names. Anything else, and every error
+ * of a try (`waitMs` 0), is rethrown: a try answers with the error, whose reason tells its
+ * caller when to retry.
  */
-function busyUnlessFailed(error: unknown, waitMs: number): Refusal {
-  const pauseMs = waitMs > 0 ? retrySoonPauseMs(error) : null;
-  if (pauseMs === null) throw error;
-  return { granted: false, retryAfterMs: pauseMs };
+function busyUnlessFailed(error: unknown, waitMs: number): Failed {
+  const ran = waitMs > 0 ? ranNowhere(error) : null;
+  if (ran === null) throw error;
+  return { granted: false, retryAfterMs: ran.pauseMs, endWith: ran.endWith };
 }
 
 /**
@@ -88,9 +93,11 @@ function busyUnlessFailed(error: unknown, waitMs: number): Refusal {
  * with the lock waiters, sleeps between tries until a release of the key wakes it or the
  * refusal's `retryAfterMs` (at most {@link RETRY_MAX_MS}) has passed, and throws
  * `LockTimeoutError` when `waitMs` ends without a grant and `WaitCancelledError` when it is
- * cancelled or `signal` aborts. A wait takes a try the store refused as `contended`, or that
- * Redis Cluster redirected until the client gave up, for a refusal and goes on
- * ({@link retrySoonPauseMs}); any other error ends it. A listed wait hears
+ * cancelled or `signal` aborts. A wait takes a try the store refused as `contended`, that
+ * was not sent to an unreachable Redis, or that Redis Cluster redirected until the client
+ * gave up, for a refusal and goes on ({@link ranNowhere}); when `waitMs` runs out right after
+ * one of the last two, the wait ends with its error rather than `LockTimeoutError`. Any other
+ * error ends it. A listed wait hears
  * releases from its start, so one that lands while a try is out is not missed; without
  * `waiters` it hears them only while asleep.
  * A grant made after `signal` aborted (the caller's connection closed while the store was
@@ -141,7 +148,8 @@ export async function untilGranted<T extends { readonly granted: true } | Refusa
       const { retryAfterMs } = result;
       const leftMs = deadline - performance.now();
       if (leftMs <= 0) {
-        if (waitMs > 0) throw new LockTimeoutError(waitMs);
+        if (waitMs > 0)
+          throw ("endWith" in result && result.endWith) || new LockTimeoutError(waitMs);
         // A try's refusal is the store's own: only a wait turns `contended` into a refusal.
         return result as T;
       }

@@ -12,10 +12,18 @@ import type { UncertainGrantCleaner } from "./uncertain-grant-cleaner.js";
 
 /**
  * When to try again a call a cluster kept redirecting: ioredis has already spent its
- * redirections (16, with 100 ms pauses after each `TRYAGAIN`), and moving one slot's keys
- * takes about that long again.
+ * redirections (16, 20 ms apart after each `TRYAGAIN`), and moving one slot's keys takes
+ * longer than that.
  */
 const REDIRECTED_RETRY_AFTER_MS = 500;
+
+/**
+ * When to try again a call that was not sent because the client had no connection: it
+ * reconnects (a failover, a restart) or the tier controller moves grants to MySQL within a
+ * few of its 1 s probes. A server-side wait pauses this long between such tries
+ * (docs/decisions/0232); a try that fails locally costs nothing on Redis.
+ */
+const UNREACHABLE_RETRY_AFTER_MS = 250;
 
 /** What a Redis call is for; says how a failure of it is reported. */
 export type RedisOperation =
@@ -76,7 +84,7 @@ export class RedisCaller {
       return new LockUnavailableError(
         `Redis is unreachable, so ${operation} was not sent and nothing changed in Redis; ` +
           `retry once Redis is back (the tier controller moves new grants to MySQL while it is down)`,
-        { cause: error },
+        { cause: error, retryAfterMs: UNREACHABLE_RETRY_AFTER_MS },
       );
     }
     if (notExecuted === "redirected") {

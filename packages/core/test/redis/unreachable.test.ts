@@ -18,7 +18,7 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-test("with Redis gone, an acquire says Redis is unreachable and nothing was sent, not that Redis refused", async () => {
+test("with Redis gone, an acquire says Redis is unreachable and nothing was sent, not that Redis refused, and when to retry", async () => {
   const key = { resource: uniqueResource(), businessKey: "k" };
   expect((await store.acquire({ ...key, holder: holder(), leaseMs: 1_000 })).granted).toBe(true);
   await redis.stop();
@@ -31,4 +31,6 @@ test("with Redis gone, an acquire says Redis is unreachable and nothing was sent
   }, 10_000);
   expect(error.message).toMatch(/^Redis is unreachable, so acquire was not sent/);
   expect(error.message).not.toMatch(/refused|enableOfflineQueue/);
+  // It says when to try again, which a server-side wait pauses for (decision 0232).
+  expect(error).toMatchObject({ reason: "store-unavailable", retryAfterMs: 250 });
 });
