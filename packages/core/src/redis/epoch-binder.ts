@@ -3,6 +3,19 @@ import type { StoreEventEmitter } from "../events/event-emitter.js";
 import type { EpochSource } from "../fence/epoch-source.js";
 import { bindEpoch } from "./generated/lua-scripts.js";
 import { callScript, type RedisClient } from "./redis-connection.js";
+import { UNREACHABLE_RETRY_AFTER_MS, retryAfterMsOf } from "./reply-error.js";
+
+/** The longest a node that failed its last bind waits before the next mint and bind, in ms. */
+const BIND_BACKOFF_MAX_MS = 5_000;
+
+/** A node whose last bind failed: no new epoch is minted for it before `untilMs`. */
+interface BackOff {
+  readonly untilMs: number;
+  readonly stepMs: number;
+  readonly message: string;
+  /** Whether the failure passes on its own (a replica, no connection): callers may retry. */
+  readonly passing: boolean;
+}
 
 /**
  * Keeps Redis nodes bound to fencing epochs (see bindEpoch-1.lua).
@@ -19,6 +32,7 @@ export class EpochBinder {
   private started = false;
   private starting: Promise<void> | undefined;
   private readonly inFlight = new Map<string, Promise<void>>();
+  private readonly backOff = new Map<string, BackOff>();
 
   constructor(
     private readonly client: RedisClient,
@@ -72,6 +86,17 @@ export class EpochBinder {
   rebind(nodeId: string, epochKeys: readonly string[], reason: string): Promise<void> {
     const running = this.inFlight.get(nodeId);
     if (running) return running;
+    const waiting = this.backOff.get(nodeId);
+    const leftMs = waiting ? Math.ceil(waiting.untilMs - performance.now()) : 0;
+    if (waiting && leftMs > 0) {
+      return Promise.reject(
+        new LockUnavailableError(
+          `Redis node ${nodeId} failed to take its last fencing epoch (${waiting.message}); ` +
+            `no new one for another ${leftMs} ms; nothing was granted`,
+          { retryAfterMs: waiting.passing ? leftMs : null },
+        ),
+      );
+    }
     const task = this.bind(nodeId, epochKeys, reason).finally(() => this.inFlight.delete(nodeId));
     this.inFlight.set(nodeId, task);
     return task;
@@ -87,7 +112,36 @@ export class EpochBinder {
         { cause, reason: "fencing-epoch" },
       );
     }
-    await Promise.all(epochKeys.map((key) => callScript(this.client, bindEpoch, [key], [epoch])));
+    try {
+      await Promise.all(epochKeys.map((key) => callScript(this.client, bindEpoch, [key], [epoch])));
+    } catch (cause) {
+      throw this.failed(nodeId, epoch, reason, cause);
+    }
+    this.backOff.delete(nodeId);
     this.events.epoch(epoch, reason, nodeId);
+  }
+
+  /**
+   * A bind that failed: the node cannot grant, and the caller gets a typed refusal. A bind
+   * grants nothing, so whatever happened to it, retrying is safe; but each try spends an
+   * epoch of the 20-bit space, so the node's next mint waits 250 ms, doubling per failure in
+   * a row up to 5 s: a node that refuses writes for hours (a master demoted under a client
+   * that did not follow) spends ~12 epochs a minute, not one per acquire.
+   */
+  private failed(nodeId: string, epoch: number, reason: string, cause: unknown): Error {
+    const message = cause instanceof Error ? cause.message : String(cause);
+    const passing = retryAfterMsOf(cause) !== null;
+    // "In a row": a failure long after the last one's wait ended starts again at 250 ms.
+    const previous = this.backOff.get(nodeId);
+    const inARow = previous && performance.now() - previous.untilMs < BIND_BACKOFF_MAX_MS;
+    const stepMs = inARow
+      ? Math.min(BIND_BACKOFF_MAX_MS, previous.stepMs * 2)
+      : UNREACHABLE_RETRY_AFTER_MS;
+    this.backOff.set(nodeId, { untilMs: performance.now() + stepMs, stepMs, message, passing });
+    return new LockUnavailableError(
+      `could not bind fencing epoch ${epoch} to Redis node ${nodeId} (${reason}): ${message}; ` +
+        `nothing was granted`,
+      { cause, retryAfterMs: passing ? stepMs : null },
+    );
   }
 }

@@ -7,23 +7,8 @@ import {
 } from "@warden/contract";
 import type { StoreEventEmitter } from "../events/event-emitter.js";
 import { withTimeout } from "../store/with-timeout.js";
-import { notExecutedReason } from "./reply-error.js";
+import { notExecutedReason, retryAfterMsOf } from "./reply-error.js";
 import type { UncertainGrantCleaner } from "./uncertain-grant-cleaner.js";
-
-/**
- * When to try again a call a cluster kept redirecting: ioredis has already spent its
- * redirections (16, 20 ms apart after each `TRYAGAIN`), and moving one slot's keys takes
- * longer than that.
- */
-const REDIRECTED_RETRY_AFTER_MS = 500;
-
-/**
- * When to try again a call that was not sent because the client had no connection: it
- * reconnects (a failover, a restart) or the tier controller moves grants to MySQL within a
- * few of its 1 s probes. A server-side wait pauses this long between such tries
- * (docs/decisions/0232); a try that fails locally costs nothing on Redis.
- */
-const UNREACHABLE_RETRY_AFTER_MS = 250;
 
 /** What a Redis call is for; says how a failure of it is reported. */
 export type RedisOperation =
@@ -84,7 +69,7 @@ export class RedisCaller {
       return new LockUnavailableError(
         `Redis is unreachable, so ${operation} was not sent and nothing changed in Redis; ` +
           `retry once Redis is back (the tier controller moves new grants to MySQL while it is down)`,
-        { cause: error, retryAfterMs: UNREACHABLE_RETRY_AFTER_MS },
+        { cause: error, retryAfterMs: retryAfterMsOf(error) },
       );
     }
     if (notExecuted === "redirected") {
@@ -92,12 +77,15 @@ export class RedisCaller {
         `Redis Cluster redirected ${operation} until the client gave up (the key's slot is ` +
           `being moved between masters, or the slot map is settling after a failover); it ran ` +
           `nowhere and nothing changed: retry shortly`,
-        { cause: error, retryAfterMs: REDIRECTED_RETRY_AFTER_MS },
+        { cause: error, retryAfterMs: retryAfterMsOf(error) },
       );
     }
     if (notExecuted === "refused") {
       return new LockUnavailableError(`Redis refused ${operation}: ${(error as Error).message}`, {
         cause: error,
+        // A node that is a replica, loading or cut off from its master serves again soon
+        // (or its successor does): say when to retry, as for a call that was not sent.
+        retryAfterMs: retryAfterMsOf(error),
       });
     }
     if (

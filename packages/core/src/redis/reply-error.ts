@@ -40,7 +40,52 @@ export function notExecutedReason(error: unknown): NotExecutedReason | undefined
   return NOT_SENT.some((fragment) => message.includes(fragment)) ? "unreachable" : undefined;
 }
 
+/**
+ * Error replies of a node that cannot serve the call now but likely will soon, the same
+ * node or its successor: `READONLY` (the node is a replica: demoted in a failover, or the
+ * client has not followed the failover yet; a script gets it at its first write, so nothing
+ * was written), `LOADING` (a restarted node still loading its data set), `MASTERDOWN` (a
+ * replica whose master link is down) and `CLUSTERDOWN`.
+ */
+const PASSING = /^(?:READONLY|LOADING|MASTERDOWN|CLUSTERDOWN) /;
+
+/**
+ * Whether Redis refused a call (a `refused` {@link notExecutedReason}) for a state that
+ * passes on its own, see {@link PASSING}, rather than for the call itself.
+ */
+export function refusedForNow(error: unknown): boolean {
+  return error instanceof ReplyError && PASSING.test((error as Error).message);
+}
+
 /** Whether a failed call certainly did not run on Redis; see {@link notExecutedReason}. */
 export function certainlyNotExecuted(error: unknown): boolean {
   return notExecutedReason(error) !== undefined;
+}
+
+/**
+ * When to try again a call that was not sent because the client had no connection, or that a
+ * node refused for a passing state ({@link refusedForNow}: a replica after a failover, still
+ * loading): the client reconnects or follows the failover, or the tier controller moves
+ * grants to MySQL within a few of its 1 s probes. A server-side wait pauses this long between
+ * such tries (docs/decisions/0232); a try that fails locally costs nothing on Redis.
+ */
+export const UNREACHABLE_RETRY_AFTER_MS = 250;
+
+/**
+ * When to try again a call a cluster kept redirecting: ioredis has already spent its
+ * redirections (16, 20 ms apart after each `TRYAGAIN`), and moving one slot's keys takes
+ * longer than that.
+ */
+export const REDIRECTED_RETRY_AFTER_MS = 500;
+
+/**
+ * When a failed call may be tried again with a fair chance: set only for a call that
+ * certainly did not run and whose cause passes on its own (no connection, a redirected
+ * call, a refusal {@link refusedForNow}); `null` for everything else.
+ */
+export function retryAfterMsOf(error: unknown): number | null {
+  const notExecuted = notExecutedReason(error);
+  if (notExecuted === "redirected") return REDIRECTED_RETRY_AFTER_MS;
+  if (notExecuted === "unreachable" || refusedForNow(error)) return UNREACHABLE_RETRY_AFTER_MS;
+  return null;
 }

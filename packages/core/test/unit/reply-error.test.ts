@@ -1,6 +1,6 @@
 import { ReplyError as IoredisReplyError } from "ioredis";
 import { expect, test } from "vitest";
-import { notExecutedReason } from "../../src/redis/reply-error.js";
+import { notExecutedReason, refusedForNow } from "../../src/redis/reply-error.js";
 
 // The messages are ioredis's own (its cluster client's `handleError`): the redirections it
 // gave up after, followed by the last try's error as `String(error)`.
@@ -32,4 +32,21 @@ test("Redis's own error reply and a client without a connection are not executed
   expect(
     notExecutedReason(new Error("Cluster isn't ready and enableOfflineQueue options is false")),
   ).toBe("unreachable");
+});
+
+test("a refusal for a state that passes on its own is told from one for the call itself", () => {
+  for (const reply of [
+    // Redis 7.0's own words, from a write and from a script's first write on a replica.
+    "READONLY You can't write against a read only replica.",
+    "READONLY You can't write against a read only replica. script: 2b4e, on @user_script:1.",
+    "LOADING Redis is loading the dataset in memory",
+    "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.",
+    "CLUSTERDOWN The cluster is down",
+  ]) {
+    expect(notExecutedReason(new ReplyError(reply)), reply).toBe("refused");
+    expect(refusedForNow(new ReplyError(reply)), reply).toBe(true);
+  }
+  expect(refusedForNow(new ReplyError("ERR bad lease"))).toBe(false);
+  expect(refusedForNow(new ReplyError("ERR READONLY in the middle"))).toBe(false);
+  expect(refusedForNow(new Error("READONLY not a reply"))).toBe(false);
 });
