@@ -1,3 +1,4 @@
+import { startRedis, type StandaloneRedis } from "@warden/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   registerResource,
@@ -7,20 +8,42 @@ import {
   type TenantHandle,
 } from "./support/harness.js";
 
-// A blocking acquire whose key is held when the server's Redis dies: the wait's tries meet an
-// unreachable Redis (nothing sent), which a wait takes for a refusal and goes on through
-// (docs/decisions/0232). Redis comes back empty: the wait is granted, on Redis or on MySQL
-// if the tier controller moved there meanwhile, fenced above the lost lease either way.
+// A blocking acquire whose key is held when the server's Redis goes away: killed (the wait's
+// tries meet an unreachable Redis, nothing sent) or turned into a replica, as a failover does
+// to a master (its tries are refused READONLY). A wait takes either for a refusal and goes on
+// (docs/decisions/0232). Redis comes back without the lease: the wait is granted, on Redis or
+// on MySQL if the tier controller moved there meanwhile, fenced above the lost lease.
 
 let h: Harness;
 let tenant: TenantHandle;
+/** What the server's Redis replicates from while it is a replica. */
+let elsewhere: StandaloneRedis;
 beforeAll(async () => {
-  h = await startHarness();
+  [h, elsewhere] = await Promise.all([startHarness(), startRedis()]);
   tenant = await h.tenant();
 });
 afterAll(async () => {
   await h?.close();
+  await elsewhere?.stop();
 });
+
+/** Takes the server's Redis away, and `back` returns it. */
+const OUTAGES = {
+  killed: {
+    away: () => h.redis.kill9(),
+    back: () => h.redis.restart(),
+  },
+  "a replica": {
+    away: async () => {
+      const admin = h.redis.client();
+      await admin.replicaof(elsewhere.host, elsewhere.port).finally(() => admin.disconnect());
+    },
+    back: async () => {
+      const admin = h.redis.client();
+      await admin.replicaof("NO", "ONE").finally(() => admin.disconnect());
+    },
+  },
+} as const;
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -33,9 +56,14 @@ async function onRedis(): Promise<void> {
   }
 }
 
-describe("a wait while Redis is down", () => {
-  for (const kind of ["mutex", "semaphore"] as const) {
-    it(`a ${kind} wait goes on through Redis being unreachable and is granted once it is back`, async () => {
+describe("a wait while Redis is away", () => {
+  const cases = [
+    ["mutex", "killed"],
+    ["semaphore", "killed"],
+    ["mutex", "a replica"],
+  ] as const;
+  for (const [kind, outage] of cases) {
+    it(`a ${kind} wait goes on while Redis is ${outage} and is granted once it is back`, async () => {
       const resource = await registerResource(
         tenant,
         kind === "semaphore" ? { kind, permits: 1 } : {},
@@ -64,12 +92,12 @@ describe("a wait while Redis is down", () => {
       expect(settled).toBeNull();
 
       // The wait re-checks at least every 2 s (mutex) or 1 s (semaphore): it meets the
-      // unreachable Redis here at least once. Before decision 0232 that ended it.
-      await h.redis.kill9();
+      // missing Redis here at least once. Before decision 0232 that ended it.
+      await OUTAGES[outage].away();
       await pause(2_500);
       expect(settled).toBeNull();
 
-      await h.redis.restart();
+      await OUTAGES[outage].back();
       const granted = await waiting;
       if (!granted.granted) throw new Error("the waiter was not granted");
       expect(BigInt(granted.fence!)).toBeGreaterThan(BigInt(held.fence!));
