@@ -32,6 +32,18 @@ function settle(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
+/** A store that fails every try with `error`, counting the tries. */
+function failing(error: Error) {
+  let tries = 0;
+  return {
+    attempt: () => {
+      tries += 1;
+      return Promise.reject(error);
+    },
+    tries: () => tries,
+  };
+}
+
 function setup() {
   const notifier = new ReleaseNotifier();
   const waiters = new WaitQueues();
@@ -184,20 +196,12 @@ describe("untilGranted", () => {
 
   it("a wait contended until waitMs ends times out, trying again after the short pause", async () => {
     const { deps, waiters } = setup();
-    let tries = 0;
+    const store = failing(contended());
     await expect(
-      untilGranted<Answer>(
-        deps,
-        request(200),
-        () => {
-          tries += 1;
-          return Promise.reject(contended());
-        },
-        unexpected,
-      ),
+      untilGranted<Answer>(deps, request(200), store.attempt, unexpected),
     ).rejects.toBeInstanceOf(LockTimeoutError);
     // It paused about retryAfterMs (10 ms) between tries, not RETRY_MAX_MS.
-    expect(tries).toBeGreaterThanOrEqual(3);
+    expect(store.tries()).toBeGreaterThanOrEqual(3);
     expect(waiters.list(key.resource)).toEqual([]);
   });
 
@@ -232,19 +236,11 @@ describe("untilGranted", () => {
     const unreachable = new LockUnavailableError("Redis is unreachable, so acquire was not sent", {
       retryAfterMs: 50,
     });
-    let tries = 0;
-    await expect(
-      untilGranted<Answer>(
-        deps,
-        request(300),
-        () => {
-          tries += 1;
-          return Promise.reject(unreachable);
-        },
-        unexpected,
-      ),
-    ).rejects.toBe(unreachable);
-    expect(tries).toBeGreaterThanOrEqual(3);
+    const store = failing(unreachable);
+    await expect(untilGranted<Answer>(deps, request(300), store.attempt, unexpected)).rejects.toBe(
+      unreachable,
+    );
+    expect(store.tries()).toBeGreaterThanOrEqual(3);
     expect(waiters.list(key.resource)).toEqual([]);
   });
 
@@ -254,19 +250,11 @@ describe("untilGranted", () => {
       untilGranted<Answer>(deps, request(0), () => Promise.reject(contended()), unexpected),
     ).rejects.toMatchObject({ reason: "contended" });
     const down = new LockUnavailableError("MySQL tier: acquire failed");
-    let tries = 0;
+    const store = failing(down);
     await expect(
-      untilGranted<Answer>(
-        deps,
-        request(5_000),
-        () => {
-          tries += 1;
-          return Promise.reject(down);
-        },
-        unexpected,
-      ),
+      untilGranted<Answer>(deps, request(5_000), store.attempt, unexpected),
     ).rejects.toBe(down);
-    expect(tries).toBe(1);
+    expect(store.tries()).toBe(1);
   });
 
   it("a grant made after the caller went away is released and answered as cancelled", async () => {
