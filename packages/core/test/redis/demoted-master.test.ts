@@ -37,6 +37,11 @@ test("a master turned replica refuses with READONLY and a retryAfterMs; promoted
     // The node now holds `other`'s data set (no epoch record) and refuses writes: the store
     // mints an epoch for it and fails to bind it there.
     await admin.replicaof(other.host, other.port);
+    // Until its first sync ends the node still has its own data set (and answers READONLY
+    // or LOADING without needing an epoch); wait for the new one.
+    await eventually(async () => {
+      expect(await admin.info("replication")).toMatch(/master_link_status:up/);
+    }, 10_000);
     const before = await epochs.current();
     const refusals = [];
     for (let i = 0; i < 10; i += 1) {
