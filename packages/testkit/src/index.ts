@@ -25,6 +25,7 @@ export {
 } from "./sentinel/start-sentinel-group.js";
 export { startCluster, type StartClusterOptions } from "./cluster/start-cluster.js";
 export { beginSlotMove, onNode, slotOfKey, type SlotMove } from "./cluster/slot-move.js";
+export { clusterInfo, clusterTopology, type ClusterNodeLine } from "./cluster/cluster-topology.js";
 export { startMariaDb } from "./mariadb/start-mariadb.js";
 export type { MariaDbSizing } from "./mariadb/mariadb-args.js";
 export {

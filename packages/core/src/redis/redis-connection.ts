@@ -98,6 +98,14 @@ function createClient(topology: RedisTopology, connectTimeoutMs: number): RedisC
           // that ran nowhere. 20 ms pauses end the tries well within it, as a refusal
           // (decision 0231).
           retryDelayOnTryAgain: REDIRECT_PAUSE_MS,
+          // A cluster missing a master and its replica answers CLUSTERDOWN for every slot
+          // until a failover or an operator mends it, seconds at least. ioredis would try
+          // again up to 16 times, each after a 100 ms pause and a slot-map refresh that
+          // waits out an unanswering node: past the call's deadline, so a call that ran
+          // nowhere would end unknown. With 0 the reply comes back at once as a refusal that
+          // passes on its own; a server-side wait tries again after its `retryAfterMs`
+          // (decision 0233).
+          retryDelayOnClusterDown: 0,
           redisOptions: { ...base, password: topology.password },
           natMap: topology.natMap ? { ...topology.natMap } : undefined,
           slotsRefreshTimeout: connectTimeoutMs,

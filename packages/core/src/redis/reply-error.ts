@@ -11,14 +11,16 @@ const NOT_SENT = [
 /**
  * ioredis's cluster client gives up on a command after `maxRedirections` tries with this
  * message and the last try's error. It tries again only after a reply that says the command
- * did not run there: `MOVED` or `ASK` (another node serves the slot), `TRYAGAIN` (a
- * multi-key command whose keys are split between two nodes while a slot is resharded) or
- * `CLUSTERDOWN`. A closed connection is not tried again (Warden's cluster client sets
- * `retryDelayOnFailover` to 0: no replay), so it is never behind an earlier try. When the
- * last try's error is one of these replies too, no try ran.
+ * did not run there: `MOVED` or `ASK` (another node serves the slot) or `TRYAGAIN` (a
+ * multi-key command whose keys are split between two nodes while a slot is resharded).
+ * Warden's cluster client sets `retryDelayOnClusterDown` to 0, so a `CLUSTERDOWN` reply
+ * comes back at once as the reply itself (a refusal, see {@link PASSING}); it is still
+ * matched here, as the last error, in case a client is built without that setting. A
+ * closed connection is not tried again (`retryDelayOnFailover` 0: no replay), so it is never
+ * behind an earlier try. When the last try's error is one of these replies too, no try ran.
  */
 const REDIRECTED =
-  /^Too many Cluster redirections\. Last error: ReplyError: (?:MOVED|ASK|TRYAGAIN|CLUSTERDOWN) /;
+  /^Too many Cluster redirections\. Last error: ReplyError: (?:MOVED|ASK|TRYAGAIN|CLUSTERDOWN|BUSY) /;
 
 /**
  * Why a call certainly did not run on Redis, or undefined when it may have run:
@@ -45,9 +47,12 @@ export function notExecutedReason(error: unknown): NotExecutedReason | undefined
  * node or its successor: `READONLY` (the node is a replica: demoted in a failover, or the
  * client has not followed the failover yet; a script gets it at its first write, so nothing
  * was written), `LOADING` (a restarted node still loading its data set), `MASTERDOWN` (a
- * replica whose master link is down) and `CLUSTERDOWN`.
+ * replica whose master link is down), `CLUSTERDOWN` (a cluster missing a slot's master
+ * until a failover or an operator mends it) and `BUSY` (another client's script or function
+ * has run past the busy threshold: Redis answers every other call so until it ends or is
+ * killed). Each is Redis's answer before the call runs.
  */
-const PASSING = /^(?:READONLY|LOADING|MASTERDOWN|CLUSTERDOWN) /;
+const PASSING = /^(?:READONLY|LOADING|MASTERDOWN|CLUSTERDOWN|BUSY) /;
 
 /**
  * Whether Redis refused a call (a `refused` {@link notExecutedReason}) for a state that

@@ -42,11 +42,15 @@ test("a refusal for a state that passes on its own is told from one for the call
     "LOADING Redis is loading the dataset in memory",
     "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.",
     "CLUSTERDOWN The cluster is down",
+    "CLUSTERDOWN Hash slot not served",
+    "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.",
   ]) {
     expect(notExecutedReason(new ReplyError(reply)), reply).toBe("refused");
     expect(refusedForNow(new ReplyError(reply)), reply).toBe(true);
   }
   expect(refusedForNow(new ReplyError("ERR bad lease"))).toBe(false);
   expect(refusedForNow(new ReplyError("ERR READONLY in the middle"))).toBe(false);
+  // RESTORE's "target key name is busy": about the call, not the node.
+  expect(refusedForNow(new ReplyError("BUSYKEY Target key name already exists."))).toBe(false);
   expect(refusedForNow(new Error("READONLY not a reply"))).toBe(false);
 });
