@@ -43,6 +43,7 @@ export function hitEvidence(
     case "failover-lost-writes":
       return lostWrites(s);
     case "redis-down":
+    case "redis-cluster-down":
       return redisDown(s);
     case "replica-pause":
       return replicaPause(s);
