@@ -58,14 +58,6 @@ describe("nemesis schedule", () => {
     expect(buildSchedule(3, "quick").steps.some((s) => s.kind === "redis-cluster-failover")).toBe(
       false,
     );
-    // The cluster's own outage: a master frozen with its replica, as long as a Redis outage.
-    const down = buildSchedule(3, "quick", undefined, "cluster").steps.find(
-      (s) => s.kind === "redis-cluster-down",
-    );
-    expect(down?.params.downMs).toBe(6_000);
-    expect(buildSchedule(3, "quick").steps.some((s) => s.kind === "redis-cluster-down")).toBe(
-      false,
-    );
   });
 
   it("kills any of the three server instances", () => {

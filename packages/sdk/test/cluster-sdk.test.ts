@@ -96,10 +96,6 @@ beforeAll(async () => {
       WARDEN_AUDIT_SPOOL_DIR: spoolDir,
       WARDEN_AUDIT_FLUSH_MS: "50",
       WARDEN_TIER_PROBE_INTERVAL_MS: "200",
-      // A failover leaves the cluster down for about a second (the probe fails meanwhile,
-      // decision 0233): 3 s of failed probes before degrading, as production's 3 × 1 s, so
-      // the failover test sees its fence grow on Redis, not across a trip to MySQL.
-      WARDEN_TIER_FAILURES_TO_DEGRADE: "15",
       WARDEN_SHUTDOWN_GRACE_MS: "500",
       WARDEN_INSTANCE_ID: `sdk-cluster-${uid()}`,
     }),

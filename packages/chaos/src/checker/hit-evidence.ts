@@ -43,7 +43,6 @@ export function hitEvidence(
     case "failover-lost-writes":
       return lostWrites(s);
     case "redis-down":
-    case "redis-cluster-down":
       return redisDown(s);
     case "replica-pause":
       return replicaPause(s);

@@ -70,7 +70,6 @@ function paramsOf(kind: FaultKind, mode: RunMode, rng: Rng): FaultParams {
     case "failover-lost-writes":
       return { writeMs: rng.int(1_000, 2_000), restartAfterMs: rng.int(500, 1_500) };
     case "redis-down":
-    case "redis-cluster-down":
     case "warden-db-down":
     case "db-and-redis-down":
     case "replica-pause":

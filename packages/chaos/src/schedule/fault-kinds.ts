@@ -24,7 +24,6 @@ export const FAULT_KINDS = [
   "self-pause-after-read", // 7: a worker stops itself right after its read (the sharpest case)
   "redis-cluster-failover", // cluster variant: a master serving the ledger's keys fails over
   "redis-cluster-reshard", // cluster variant: a held ledger key's slot moves to another master
-  "redis-cluster-down", // cluster variant: a master and its replica frozen → CLUSTERDOWN → tier mysql
   "replica-pause", // every Redis replica frozen: with waitReplicas, grants are undone
 ] as const;
 
@@ -46,7 +45,6 @@ const NEEDS_REDIS_TIER: ReadonlySet<FaultKind> = new Set([
   "failover-lost-writes",
   "redis-cluster-failover",
   "redis-cluster-reshard",
-  "redis-cluster-down",
   "redis-down",
   "warden-db-down",
   "db-and-redis-down",
@@ -82,11 +80,7 @@ const SENTINEL_ONLY: ReadonlySet<FaultKind> = new Set([
 
 /** Whether `kind` can run on `variant`. */
 export function runsOn(kind: FaultKind, variant: RedisVariant): boolean {
-  if (
-    kind === "redis-cluster-failover" ||
-    kind === "redis-cluster-reshard" ||
-    kind === "redis-cluster-down"
-  ) {
+  if (kind === "redis-cluster-failover" || kind === "redis-cluster-reshard") {
     return variant === "cluster";
   }
   return variant === "sentinel" || !SENTINEL_ONLY.has(kind);
@@ -125,14 +119,13 @@ export const FULL_FAULTS: readonly FaultKind[] = [
  * master, once by `CLUSTER FAILOVER` on its replica, as the seed decides), a server
  * instance killed, the process faults whose late write must come back stale, a lease
  * expired early on its master, the servers' path to the cluster reset, every replica
- * frozen, a master killed after writing what its replica never got, a held key's slot
- * resharded to another master, and a master frozen with its replica (the cluster down).
+ * frozen, a master killed after writing what its replica never got, and a held key's slot
+ * resharded to another master.
  */
 export const CLUSTER_QUICK_FAULTS: readonly FaultKind[] = [
   "redis-cluster-failover",
   "redis-cluster-failover",
   "redis-cluster-reshard",
-  "redis-cluster-down",
   "server-kill",
   "pause-holder",
   "redis-key-expiry",

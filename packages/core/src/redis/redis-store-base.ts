@@ -113,19 +113,9 @@ export abstract class RedisStoreBase {
     this.binder.require(epoch);
   }
 
-  /**
-   * True when Redis answers PING within the command timeout; on a cluster, when a node
-   * answers `CLUSTER INFO` with `cluster_state:ok` instead. A cluster missing a slot's master
-   * and its replica answers PING on every node left but refuses every keyed call
-   * `CLUSTERDOWN`, so a PING would keep the fleet on a tier that grants nothing
-   * (decision 0233).
-   */
+  /** True when Redis answers PING within the command timeout. */
   async probe(): Promise<boolean> {
     try {
-      if (this.client instanceof Cluster) {
-        const info = await withTimeout(this.client.cluster("INFO"), this.options.commandTimeoutMs);
-        return /^cluster_state:ok\r?$/m.test(info);
-      }
       await withTimeout(this.client.ping(), this.options.commandTimeoutMs);
       return true;
     } catch {

@@ -30,7 +30,7 @@ export const TIER_CONTROLLER_DEFAULTS = Object.freeze({
 
 /** What the controller probes and tells about epochs. */
 export interface TierBackends {
-  /** Redis answers PING (a cluster: reports `cluster_state:ok`). */
+  /** Redis answers PING. */
   probeRedis(): Promise<boolean>;
   /** The shared row and history. */
   readonly repository: TierStateRepository;

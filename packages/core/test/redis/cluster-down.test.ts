@@ -57,7 +57,7 @@ async function masterAndReplica(
   return { master, replica };
 }
 
-test("while the cluster is down, an acquire is refused CLUSTERDOWN with when to retry, not left unknown, and the probe fails; granted above the earlier fence once it is back", async () => {
+test("while the cluster is down, an acquire is refused CLUSTERDOWN with when to retry, not left unknown; granted above the earlier fence once it is back", async () => {
   const resource = uniqueResource();
   const key = { resource, businessKey: "account-3" };
   const before = await store.acquire({ ...key, holder: holder("before"), leaseMs: 1_000 });
@@ -83,17 +83,11 @@ test("while the cluster is down, an acquire is refused CLUSTERDOWN with when to 
     expect(error).toBeInstanceOf(LockUnavailableError);
     expect((error as Error).message).toMatch(/^Redis refused acquire: CLUSTERDOWN /);
     expect(error).toMatchObject({ reason: "store-unavailable", retryAfterMs: 250 });
-    // The tier controller's probe says Redis is unhealthy, whichever node it asks: the
-    // nodes left would answer PING, but none serves a key.
-    for (let i = 0; i < 6; i++) expect(await store.probe()).toBe(false);
   } finally {
     master.resume();
     replica.resume();
   }
 
-  await eventually(async () => {
-    if (!(await store.probe())) throw new Error("the cluster is still down");
-  }, 20_000);
   const after = await eventually(async () => {
     const outcome = await store.acquire({ ...key, holder: holder("after"), leaseMs: 5_000 });
     if (!outcome.granted) throw new Error("refused");

@@ -3,7 +3,7 @@ import { clusterOf } from "../../stack/chaos-redis.js";
 import type { FaultContext } from "../fault-context.js";
 
 /** Whether `master` holds a fence counter of `resource` (`w:{<resource>#<shard>}:f`). */
-export async function servesResource(master: RedisNode, resource: string): Promise<boolean> {
+async function servesResource(master: RedisNode, resource: string): Promise<boolean> {
   const client = master.client({ lazyConnect: true, maxRetriesPerRequest: 1 });
   client.on("error", () => undefined);
   try {

@@ -1,7 +1,6 @@
 import type { FaultKind } from "../../schedule/fault-kinds.js";
 import type { FaultContext } from "../fault-context.js";
 import { clockJumpServer } from "./clock-jump.js";
-import { redisClusterDown } from "./cluster-down.js";
 import { redisClusterFailover } from "./cluster-failover.js";
 import { redisClusterReshard } from "./cluster-reshard.js";
 import { dbAndRedisDown, wardenDbDown } from "./database-outage.js";
@@ -38,6 +37,5 @@ export const FAULTS: Readonly<Record<FaultKind, (ctx: FaultContext) => Promise<v
   "self-pause-after-read": selfPauseAfterRead,
   "redis-cluster-failover": redisClusterFailover,
   "redis-cluster-reshard": redisClusterReshard,
-  "redis-cluster-down": redisClusterDown,
   "replica-pause": replicaPause,
 };
