@@ -12,8 +12,22 @@ import { StatsCollector } from "../src/stats/stats-collector.js";
  * own rules (the Redis transport is exercised in fleet-live-and-stats.test.ts).
  */
 class Channel {
-  readonly members: { onMessage: (m: string) => void; onReady: () => void }[] = [];
+  readonly members: {
+    onMessage: (m: string) => void;
+    onReady: () => void;
+    subscribed: boolean;
+  }[] = [];
   up = true;
+  /** Redis restarted: every subscription is gone until its member subscribes again. */
+  restart(): void {
+    for (const member of this.members) member.subscribed = false;
+  }
+  /** The member (by join order) has subscribed again; its transport says it is ready. */
+  resubscribe(index: number): void {
+    const member = this.members[index]!;
+    member.subscribed = true;
+    member.onReady();
+  }
   /** Messages Redis does not take (a publisher not connected yet, a hiccup). */
   refuse: ((message: string) => boolean) | undefined;
   transport(): FleetTransport {
@@ -21,11 +35,12 @@ class Channel {
       countsReceivers: true,
       publish: async (message) => {
         if (!this.up || this.refuse?.(message)) throw new Error("Redis is unreachable");
-        for (const member of this.members) member.onMessage(message);
-        return this.members.length;
+        const receivers = this.members.filter((member) => member.subscribed);
+        for (const member of receivers) member.onMessage(message);
+        return receivers.length;
       },
       subscribe: (onMessage, onReady) => {
-        this.members.push({ onMessage, onReady });
+        this.members.push({ onMessage, onReady, subscribed: true });
         onReady();
       },
       close: async () => undefined,
@@ -166,7 +181,11 @@ describe("fleet bus", () => {
     const b = member(channel, "b");
     await new Promise((resolve) => setTimeout(resolve, 50));
     const messages: string[] = [];
-    channel.members.push({ onMessage: (m) => messages.push(m), onReady: () => undefined });
+    channel.members.push({
+      onMessage: (m) => messages.push(m),
+      onReady: () => undefined,
+      subscribed: true,
+    });
     const eventsSent = () =>
       messages.flatMap((m) => {
         const parsed = JSON.parse(m) as { events?: [{ type: string; lockId: string }, unknown][] };
@@ -340,6 +359,31 @@ describe("fleet bus", () => {
       await b.bus.close();
       await a.bus.close();
     });
+  });
+
+  it("after Redis restarts, what an instance sent before the others subscribed again reaches them", async () => {
+    const channel = new Channel();
+    const a = member(channel, "a");
+    const b = member(channel, "b");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    channel.restart();
+    // A's publisher is back first: its statistics and a lease leave while nobody listens,
+    // and Redis takes them all the same (a publish to no one is no error).
+    for (let i = 0; i < 3; i += 1) a.stats.recordAcquire("res:a", "granted", 1);
+    a.tracker.observe(grant("L1", Date.now()));
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    await a.bus.flush();
+    // B subscribes again first: its hello reaches nobody (A is not subscribed yet).
+    channel.resubscribe(1);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(b.stats.totals(60).get("res:a")?.acquires ?? 0).toBe(0);
+    // A subscribes again: B answers A's hello, and A says again what it had sent.
+    channel.resubscribe(0);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(b.stats.totals(60).get("res:a")?.acquires).toBe(3);
+    expect(b.tracker.find({ resource: "res:a", businessKey: "L1" }, "L1")?.fence).toBe("1");
+    await b.bus.close();
+    await a.bus.close();
   });
 
   it("a bus that closes stops saying hello", async () => {

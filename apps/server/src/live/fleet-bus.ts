@@ -218,7 +218,10 @@ function withoutShortGrants(records: AuditRecord[]): AuditRecord[] {
  * statistics and its waits. While no instance has a live subscriber, a lease's events
  * leave one flush after its grant, and not at all when it ended by then
  * (docs/decisions/0212). While Redis is down, events are dropped (each instance still
- * audits and serves its own), and unsent seconds of statistics are sent when it is back.
+ * audits and serves its own), and unsent seconds of statistics are sent when it is back;
+ * once its subscription is back, an instance also sends what it would answer a `hello`
+ * with, since what it published before the others subscribed again reached no one
+ * (docs/decisions/0234).
  *
  * The greeting is the only way a newcomer learns what the fleet already holds, so neither
  * half of it is lost to a publish that failed (docs/decisions/0204): the `hello` is sent
@@ -276,9 +279,18 @@ export class FleetBus {
 
   /** Subscribes, greets the fleet once the subscription is live, and starts sending. */
   start(): void {
+    let subscribedBefore = false;
     this.options.transport.subscribe(
       (message) => this.receive(message),
-      () => this.sayHello(),
+      () => {
+        this.sayHello();
+        // Back after its subscription dropped (Redis restarted or failed over): what it
+        // published meanwhile may have reached no one, since Redis takes a publish with no
+        // subscriber, and an instance whose subscription came back first said hello while
+        // this one could not hear it. So it answers as though greeted (docs/decisions/0234).
+        if (subscribedBefore) void this.answer();
+        subscribedBefore = true;
+      },
     );
     this.timer ??= setInterval(() => void this.flush(), this.flushMs);
     this.timer.unref();
