@@ -1,9 +1,11 @@
 import {
   LockTimeoutError,
   LockUnavailableError,
+  OutcomeUnknownError,
   type AcquireResult,
   type Holder,
 } from "@warden/contract";
+import { withCleanup } from "@warden/core";
 import { describe, expect, it } from "vitest";
 import { LockService, type AcquireRequest } from "../src/locks/lock-service.js";
 import { ReleaseNotifier } from "../src/locks/release-notifier.js";
@@ -12,9 +14,9 @@ import { WaitQueues } from "../src/locks/wait-queues.js";
 import type { ResourceView } from "../src/registry/resource-view.js";
 
 // The mutex's server-side wait (LockService.wait) against a scripted tier facade: which
-// errors of a try it waits through and what it ends with (docs/decisions/0232). The stores
-// behind those errors are exercised for real in cluster-lock.test.ts and
-// wait-through-outage.test.ts.
+// errors of a try it waits through and what it ends with (docs/decisions/0232, 0235). The
+// stores behind those errors are exercised for real in cluster-lock.test.ts,
+// wait-through-outage.test.ts and wait-through-unknown-outcome.test.ts.
 
 const holder: Holder = { clientId: "c1", ownerId: "w1" };
 const resource = {
@@ -111,5 +113,60 @@ describe("LockService: a mutex wait and the errors of its tries", () => {
     const trying = serviceAnswering([() => Promise.reject(error)]);
     await expect(trying.service.acquire(request(0))).rejects.toBe(error);
     expect(trying.tries()).toBe(1);
+  });
+
+  /** An unknown outcome whose clean-up settles with `cleanedUp` after `ms`. */
+  const unknownCleanedUp = (cleanedUp: boolean, ms = 20) =>
+    withCleanup(
+      new OutcomeUnknownError("BBBBBBBBBBBBBBBBBBBBBB", "acquire"),
+      new Promise((resolve) => setTimeout(() => resolve(cleanedUp), ms)),
+    );
+
+  it("goes on after a refusal and an unknown outcome whose clean-up answered, and is granted", async () => {
+    const { service, tries } = serviceAnswering([
+      () => Promise.resolve({ ...refused, ttlMs: 10 } as AcquireResult),
+      () => Promise.reject(unknownCleanedUp(true)),
+      () => Promise.resolve(grant),
+    ]);
+    await expect(service.acquire(request(1_000))).resolves.toMatchObject({ granted: true });
+    expect(tries()).toBe(3);
+  });
+
+  it("ends with an unknown outcome on its first try, whose clean-up gave up, or that has none", async () => {
+    // The first try may have re-entered a lease this caller already held (decision 0235).
+    const first = unknownCleanedUp(true);
+    const atFirst = serviceAnswering([() => Promise.reject(first)]);
+    await expect(atFirst.service.acquire(request(1_000))).rejects.toBe(first);
+    expect(atFirst.tries()).toBe(1);
+    const givenUp = unknownCleanedUp(false);
+    const gaveUp = serviceAnswering([
+      () => Promise.resolve({ ...refused, ttlMs: 10 } as AcquireResult),
+      () => Promise.reject(givenUp),
+    ]);
+    await expect(gaveUp.service.acquire(request(1_000))).rejects.toBe(givenUp);
+    expect(gaveUp.tries()).toBe(2);
+    // A release or extend's unknown outcome, or a MySQL semaphore's: no clean-up recorded.
+    const bare = new OutcomeUnknownError("CCCCCCCCCCCCCCCCCCCCCC", "acquire");
+    const noCleanup = serviceAnswering([
+      () => Promise.resolve({ ...refused, ttlMs: 10 } as AcquireResult),
+      () => Promise.reject(bare),
+    ]);
+    await expect(noCleanup.service.acquire(request(1_000))).rejects.toBe(bare);
+    expect(noCleanup.tries()).toBe(2);
+  });
+
+  it("ends with the unknown outcome when waitMs runs out before its clean-up answers", async () => {
+    // A clean-up that never answers: the wait must not sit it out past its deadline.
+    const stuck = withCleanup(
+      new OutcomeUnknownError("DDDDDDDDDDDDDDDDDDDDDD", "acquire"),
+      new Promise<boolean>(() => undefined),
+    );
+    const { service, tries } = serviceAnswering([
+      () => Promise.resolve({ ...refused, ttlMs: 10 } as AcquireResult),
+      () => Promise.reject(stuck),
+      () => Promise.resolve(grant),
+    ]);
+    await expect(service.acquire(request(300))).rejects.toBe(stuck);
+    expect(tries()).toBe(2);
   });
 });

@@ -17,6 +17,7 @@ export type {
 } from "./store/lock-store.js";
 export { LOCK_DELAY_HOLDER, MAX_LOCK_DELAY_MS, validateLockDelayMs } from "./store/lock-store.js";
 export { type FairWait, QUEUED_HOLDER } from "./store/fair-wait.js";
+export { cleanupOf, withCleanup } from "./store/uncertain-cleanup.js";
 export type { LeaseFacts } from "./store/lease-facts.js";
 export type { EpochSource } from "./fence/epoch-source.js";
 export type { StoreEvent, LockEvent, EpochEvent, EventSink } from "./events/store-event.js";

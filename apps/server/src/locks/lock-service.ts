@@ -6,7 +6,7 @@ import type { TenantPrincipal } from "../auth/principal.js";
 import type { ResourceView } from "../registry/resource-view.js";
 import type { ReleaseNotifier } from "./release-notifier.js";
 import type { SharedWait } from "./fleet-waits.js";
-import { unlessItEndsTheWait, type RanNowhere } from "./retry-soon.js";
+import { unlessItEndsTheWaitAfter, type RanNowhere } from "./retry-soon.js";
 import { sleepUntilWoken } from "./sleep-until-woken.js";
 import type { TieredLocks } from "./tiered-locks-port.js";
 import type { WaitQueues, WaiterView } from "./wait-queues.js";
@@ -74,10 +74,12 @@ function byArrival(a: SharedWait, b: SharedWait): number {
  * attempt of a wait carries its place (`fair.waiterId`) in the key's queue, which the
  * store shares between all instances, and a wait that ends without a grant gives the
  * place up. A wait takes a try that ran nowhere and may pass soon (Redis unreachable, a
- * Redis Cluster slot being moved: {@link unlessItEndsTheWait}) for a refusal, pauses as long
- * as the store said and goes on; when `waitMs` runs out right after such a try, the wait ends
- * with its error rather than LOCK_TIMEOUT. Any other error of a try ends the wait. Policy, metrics, stats and logs belong
- * to the acquire use case (src/usecases/acquire.ts).
+ * Redis Cluster slot being moved: {@link unlessItEndsTheWaitAfter}) for a refusal, pauses as
+ * long as the store said and goes on; when `waitMs` runs out right after such a try, the wait
+ * ends with its error rather than LOCK_TIMEOUT. After a refusal, a try whose outcome was
+ * unknown goes on too once the store's clean-up of the maybe-grant answered. Any other error
+ * of a try ends the wait. Policy, metrics, stats and logs belong to the acquire use case
+ * (src/usecases/acquire.ts).
  */
 export class LockService {
   constructor(
@@ -165,10 +167,15 @@ export class LockService {
     });
     const unsubscribe = this.notifier.onRelease(key, () => wake());
     let granted = false;
+    // Whether a try of this wait was refused: a later try is then no re-entry (see
+    // unlessItEndsTheWaitAfter).
+    let refusedBefore = false;
     try {
       for (;;) {
         wokenWhileAwake = false;
-        const result = await this.attempt(request, key, waiterId).catch(unlessItEndsTheWait);
+        const result = await this.attempt(request, key, waiterId).catch((error: unknown) =>
+          unlessItEndsTheWaitAfter(error, refusedBefore, deadline, signal),
+        );
         if (result.granted) {
           granted = true;
           return result;
@@ -186,6 +193,7 @@ export class LockService {
           failed = result;
           pauseMs = result.pauseMs;
         } else {
+          refusedBefore = true;
           const queued =
             result.holder.clientId === QUEUED_HOLDER.clientId &&
             result.holder.ownerId !== LOCK_DELAY_HOLDER.ownerId;

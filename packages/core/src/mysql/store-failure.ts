@@ -7,6 +7,7 @@ import {
   type LockKey,
 } from "@warden/contract";
 import type { StoreEventEmitter } from "../events/event-emitter.js";
+import { withCleanup } from "../store/uncertain-cleanup.js";
 import { certainlyNotApplied } from "./driver-errors.js";
 import { FORCE_RELEASE } from "./sql/force-release.js";
 
@@ -48,6 +49,7 @@ export async function uncertainOutcome(
   lockId: string,
   cause?: unknown,
 ): Promise<OutcomeUnknownError> {
+  const unknown = new OutcomeUnknownError(lockId, operation, { cause });
   if (operation === "acquire") {
     const cleanedUp = await ctx.pool
       .execute({
@@ -58,6 +60,7 @@ export async function uncertainOutcome(
       .then(() => true)
       .catch(() => false);
     ctx.events.lock(key, { type: "outcome-unknown", lockId, cleanedUp });
+    return withCleanup(unknown, Promise.resolve(cleanedUp));
   }
-  return new OutcomeUnknownError(lockId, operation, { cause });
+  return unknown;
 }

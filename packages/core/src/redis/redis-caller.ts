@@ -6,6 +6,7 @@ import {
   type UncertainOperation,
 } from "@warden/contract";
 import type { StoreEventEmitter } from "../events/event-emitter.js";
+import { withCleanup } from "../store/uncertain-cleanup.js";
 import { withTimeout } from "../store/with-timeout.js";
 import { notExecutedReason, retryAfterMsOf } from "./reply-error.js";
 import type { UncertainGrantCleaner } from "./uncertain-grant-cleaner.js";
@@ -98,11 +99,16 @@ export class RedisCaller {
         cause: error,
       });
     }
+    const unknown = new OutcomeUnknownError(lockId, operation, { cause: error });
     if (operation === "acquire" && key && leaseMs !== undefined) {
-      this.cleaner.schedule(key, lockId, leaseMs, (cleanedUp) =>
-        this.events.lock(key, { type: "outcome-unknown", lockId, cleanedUp }),
-      );
+      let settle: (cleanedUp: boolean) => void = () => undefined;
+      const settled = new Promise<boolean>((resolve) => (settle = resolve));
+      this.cleaner.schedule(key, lockId, leaseMs, (cleanedUp) => {
+        settle(cleanedUp);
+        this.events.lock(key, { type: "outcome-unknown", lockId, cleanedUp });
+      });
+      return withCleanup(unknown, settled);
     }
-    return new OutcomeUnknownError(lockId, operation, { cause: error });
+    return unknown;
   }
 }
