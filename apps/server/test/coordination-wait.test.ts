@@ -1,4 +1,10 @@
-import { LockTimeoutError, LockUnavailableError, WaitCancelledError } from "@warden/contract";
+import {
+  LockTimeoutError,
+  LockUnavailableError,
+  OutcomeUnknownError,
+  WaitCancelledError,
+} from "@warden/contract";
+import { withCleanup } from "@warden/core";
 import { describe, expect, it } from "vitest";
 import { ReleaseNotifier } from "../src/locks/release-notifier.js";
 import { WaitQueues } from "../src/locks/wait-queues.js";
@@ -228,6 +234,45 @@ describe("untilGranted", () => {
     await expect(
       untilGranted<Answer>(deps, request(0), () => Promise.reject(redirected), unexpected),
     ).rejects.toBe(redirected);
+  });
+
+  it("after a refusal, a wait goes on through an unknown outcome once its clean-up answered (decision 0235)", async () => {
+    const { deps } = setup();
+    const unknown = (cleanedUp: boolean) =>
+      withCleanup(
+        new OutcomeUnknownError("BBBBBBBBBBBBBBBBBBBBBB", "acquire"),
+        Promise.resolve(cleanedUp),
+      );
+    const script = (answers: (() => Promise<Answer>)[]) => {
+      let tries = 0;
+      return {
+        attempt: () => answers[Math.min(tries++, answers.length - 1)]!(),
+        tries: () => tries,
+      };
+    };
+    const refusal = () => Promise.resolve<Answer>({ granted: false, retryAfterMs: 10 });
+    const goesOn = script([
+      refusal,
+      () => Promise.reject(unknown(true)),
+      () => Promise.resolve({ granted: true, lockId: "L3" }),
+    ]);
+    await expect(
+      untilGranted<Answer>(deps, request(5_000), goesOn.attempt, unexpected),
+    ).resolves.toEqual({ granted: true, lockId: "L3" });
+    expect(goesOn.tries()).toBe(3);
+    // On the first try (it may have re-entered a read or write lock held), or after a
+    // clean-up that gave up, it ends with the error.
+    const first = unknown(true);
+    const atFirst = script([() => Promise.reject(first)]);
+    await expect(
+      untilGranted<Answer>(deps, request(5_000), atFirst.attempt, unexpected),
+    ).rejects.toBe(first);
+    const givenUp = unknown(false);
+    const gaveUp = script([refusal, () => Promise.reject(givenUp)]);
+    await expect(
+      untilGranted<Answer>(deps, request(5_000), gaveUp.attempt, unexpected),
+    ).rejects.toBe(givenUp);
+    expect(gaveUp.tries()).toBe(2);
   });
 
   it("a wait whose store stays unreachable until waitMs ends fails with the store's error, not a timeout", async () => {

@@ -7,7 +7,7 @@ import {
   type TenantHandle,
 } from "./support/harness.js";
 
-// A blocking acquire one of whose tries loses its reply: the server's Redis freezes (SIGSTOP)
+// A blocking acquire (mutex, semaphore, write lock) one of whose tries loses its reply: the server's Redis freezes (SIGSTOP)
 // with the try in flight, so the store reports the outcome unknown after its 1 s deadline
 // and cleans the maybe-grant up by lockId in the background. Here the holder's lease runs out
 // while Redis is frozen, so the try does grant once Redis runs again, and the clean-up
@@ -26,42 +26,67 @@ afterAll(async () => {
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-it("a mutex wait goes on after a try whose outcome was unknown, once its clean-up answered", async () => {
-  const resource = await registerResource(tenant, {});
-  const key = { resource, businessKey: `unknown-${uid()}` };
-  const holder = tenant.caller({ clientId: "holder" });
-  const waiter = tenant.caller({ clientId: "waiter" });
-  // Not renewed: the lease runs out 1.5 s from now, and the waiter re-checks right after.
-  const held = await holder.lock.acquire({ ...key, ownerId: "h", leaseMs: 1_500 });
-  if (!held.granted) throw new Error("expected a grant");
+const KINDS = ["mutex", "semaphore", "write lock"] as const;
+type Kind = (typeof KINDS)[number];
 
-  // A short lease: the clean-up tries again every 500 ms (a quarter of it).
-  const waiting = waiter.lock.acquire({ ...key, ownerId: "w", leaseMs: 2_000, waitMs: 20_000 });
-  let settled: unknown = null;
-  waiting.then(
-    (answer) => (settled = answer),
-    (error: unknown) => (settled = error),
-  );
-  // The first try was refused (the key is held); the next one goes out at ~1.5 s.
-  await pause(300);
-  expect(settled).toBeNull();
-  h.redis.pause();
-  // That try meets the frozen Redis and is reported unknown at ~2.5 s.
-  await pause(2_400);
-  h.redis.resume();
+/** Acquires `key` as `kind` through `caller`. */
+function acquire(
+  caller: ReturnType<TenantHandle["caller"]>,
+  kind: Kind,
+  input: {
+    resource: string;
+    businessKey: string;
+    ownerId: string;
+    leaseMs: number;
+    waitMs?: number;
+  },
+) {
+  if (kind === "mutex") return caller.lock.acquire(input);
+  if (kind === "semaphore") return caller.semaphore.acquire(input);
+  return caller.rwlock.acquireWrite(input);
+}
 
-  const granted = await waiting;
-  if (!granted.granted) throw new Error("the waiter was not granted");
-  expect(BigInt(granted.fence!)).toBeGreaterThan(BigInt(held.fence!));
-  // The lost try's grant was recorded unknown, under another lockId, and is not the holder.
-  const unknown = await eventually(async () => {
-    const found = await waiter.event.search({ resource, type: "outcome-unknown" });
-    return found.events.length > 0 ? found.events : null;
-  });
-  expect(unknown.map((event) => event.lockId)).not.toContain(granted.lockId);
-  const { holders } = await waiter.holder.list(key);
-  expect(holders.map((lease) => lease.lockId)).toEqual([granted.lockId]);
-}, 60_000);
+for (const kind of KINDS) {
+  it(`a ${kind} wait goes on after a try whose outcome was unknown, once its clean-up answered`, async () => {
+    const resource = await registerResource(
+      tenant,
+      kind === "mutex" ? {} : kind === "semaphore" ? { kind, permits: 1 } : { kind: "rwlock" },
+    );
+    const key = { resource, businessKey: `unknown-${uid()}` };
+    const holder = tenant.caller({ clientId: "holder" });
+    const waiter = tenant.caller({ clientId: "waiter" });
+    // Not renewed: the lease runs out 1.5 s from now, and the waiter re-checks by then.
+    const held = await acquire(holder, kind, { ...key, ownerId: "h", leaseMs: 1_500 });
+    if (!held.granted) throw new Error("expected a grant");
+
+    // A short lease: the clean-up tries again every 500 ms (a quarter of it).
+    const waiting = acquire(waiter, kind, { ...key, ownerId: "w", leaseMs: 2_000, waitMs: 20_000 });
+    let settled: unknown = null;
+    waiting.then(
+      (answer) => (settled = answer),
+      (error: unknown) => (settled = error),
+    );
+    // The first try was refused (the key is held); the next one goes out within 1.5 s.
+    await pause(300);
+    expect(settled).toBeNull();
+    h.redis.pause();
+    // That try meets the frozen Redis and is reported unknown 1 s later.
+    await pause(2_400);
+    h.redis.resume();
+
+    const granted = await waiting;
+    if (!granted.granted) throw new Error("the waiter was not granted");
+    expect(BigInt(granted.fence!)).toBeGreaterThan(BigInt(held.fence!));
+    // The lost try was recorded unknown, under another lockId than the grant.
+    const unknown = await eventually(async () => {
+      const found = await waiter.event.search({ resource, type: "outcome-unknown" });
+      return found.events.length > 0 ? found.events : null;
+    });
+    expect(unknown.map((event) => event.lockId)).not.toContain(granted.lockId);
+    const { holders } = await waiter.holder.list(key);
+    expect(holders.map((lease) => lease.lockId)).toEqual([granted.lockId]);
+  }, 60_000);
+}
 
 async function eventually<T>(find: () => Promise<T | null>): Promise<T> {
   const deadline = Date.now() + 15_000;

@@ -29,8 +29,8 @@ export interface RanNowhere {
  *   connection: a failover, a restart, an outage the tier controller has not moved away
  *   from yet), or Redis Cluster redirected it on every try (the key's slot is being moved).
  * Every other error (MySQL failing, a policy that refuses, an unsettled epoch, an unknown
- * outcome) ends the wait, as it did before; the mutex's wait goes on after an unknown
- * outcome whose clean-up answered ({@link unlessItEndsTheWaitAfter}). A try (`waitMs` 0)
+ * outcome) ends the wait, as it did before; a wait goes on after an unknown outcome whose
+ * clean-up answered ({@link unlessItEndsTheWaitAfter}). A try (`waitMs` 0)
  * answers with the error.
  */
 export function ranNowhere(error: unknown): RanNowhere | null {

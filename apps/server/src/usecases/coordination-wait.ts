@@ -8,7 +8,7 @@ import {
   type Holder,
 } from "@warden/contract";
 import type { ReleaseNotifier } from "../locks/release-notifier.js";
-import { ranNowhere } from "../locks/retry-soon.js";
+import { unlessItEndsTheWaitAfter } from "../locks/retry-soon.js";
 import { sleepUntilWoken } from "../locks/sleep-until-woken.js";
 import type { WaitQueues } from "../locks/wait-queues.js";
 import type { ResourceView } from "../registry/resource-view.js";
@@ -77,15 +77,24 @@ interface Failed extends Refusal {
 
 /**
  * A try's error as a wait sees it: one the store made of a call that ran nowhere and may
- * pass soon ({@link ranNowhere}: `contended`, Redis unreachable, a Redis Cluster redirection)
- * is a refusal, and the wait goes on after the pause it names. Anything else, and every error
- * of a try (`waitMs` 0), is rethrown: a try answers with the error, whose reason tells its
- * caller when to retry.
+ * pass soon (`ranNowhere` in locks/retry-soon.ts: `contended`, Redis unreachable, a Redis Cluster redirection)
+ * is a refusal, and the wait goes on after the pause it names; so is an unknown outcome
+ * after an earlier refusal, once the store's clean-up of the maybe-grant answered
+ * ({@link unlessItEndsTheWaitAfter}, docs/decisions/0235), and the wait tries again at once.
+ * Anything else, and every error of a try (`waitMs` 0), is rethrown: a try answers with the
+ * error, whose reason tells its caller when to retry.
  */
-function busyUnlessFailed(error: unknown, waitMs: number): Failed {
-  const ran = waitMs > 0 ? ranNowhere(error) : null;
-  if (ran === null) throw error;
-  return { granted: false, retryAfterMs: ran.pauseMs, endWith: ran.endWith };
+async function busyUnlessFailed(
+  error: unknown,
+  waitMs: number,
+  refusedBefore: boolean,
+  deadline: number,
+  signal: AbortSignal,
+): Promise<Failed> {
+  if (waitMs <= 0) throw error;
+  const ran = await unlessItEndsTheWaitAfter(error, refusedBefore, deadline, signal);
+  // A pause of 0 would read as "the store cannot say" (RETRY_MAX_MS): go on at once.
+  return { granted: false, retryAfterMs: Math.max(ran.pauseMs, 1), endWith: ran.endWith };
 }
 
 /**
@@ -95,9 +104,10 @@ function busyUnlessFailed(error: unknown, waitMs: number): Failed {
  * `LockTimeoutError` when `waitMs` ends without a grant and `WaitCancelledError` when it is
  * cancelled or `signal` aborts. A wait takes a try the store refused as `contended`, that
  * was not sent to an unreachable Redis, or that Redis Cluster redirected until the client
- * gave up, for a refusal and goes on ({@link ranNowhere}); when `waitMs` runs out right after
- * one of the last two, the wait ends with its error rather than `LockTimeoutError`. Any other
- * error ends it. A listed wait hears
+ * gave up, for a refusal and goes on (`ranNowhere`); when `waitMs` runs out right after
+ * one of the last two, the wait ends with its error rather than `LockTimeoutError`. After a
+ * refusal, a try whose outcome was unknown is one too once the store's clean-up of it
+ * answered (docs/decisions/0235). Any other error ends it. A listed wait hears
  * releases from its start, so one that lands while a try is out is not missed; without
  * `waiters` it hears them only while asleep.
  * A grant made after `signal` aborted (the caller's connection closed while the store was
@@ -135,16 +145,22 @@ export async function untilGranted<T extends { readonly granted: true } | Refusa
         })
       : null;
   const unsubscribe = waiter ? deps.notifier.onRelease(key, () => wake()) : () => undefined;
+  // Whether a try of this wait was refused: a later try is then no re-entry of a read or
+  // write lock already held (see unlessItEndsTheWaitAfter).
+  let refusedBefore = false;
   try {
     for (;;) {
       woken = false;
-      const result = await attempt().catch((error: unknown) => busyUnlessFailed(error, waitMs));
+      const result = await attempt().catch((error: unknown) =>
+        busyUnlessFailed(error, waitMs, refusedBefore, deadline, ended),
+      );
       if (result.granted) {
         if (!request.signal.aborted) return result;
         // A release that fails leaves the grant to run out, as before this check.
         await release(result as Exclude<T, Refusal>).catch(() => undefined);
         throw new WaitCancelledError(request.waitId);
       }
+      if (!("endWith" in result)) refusedBefore = true;
       const { retryAfterMs } = result;
       const leftMs = deadline - performance.now();
       if (leftMs <= 0) {
