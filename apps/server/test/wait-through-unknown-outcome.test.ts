@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { eventually } from "./support/fleet.js";
 import {
   registerResource,
   startHarness,
@@ -78,22 +79,14 @@ for (const kind of KINDS) {
     if (!granted.granted) throw new Error("the waiter was not granted");
     expect(BigInt(granted.fence!)).toBeGreaterThan(BigInt(held.fence!));
     // The lost try was recorded unknown, under another lockId than the grant.
-    const unknown = await eventually(async () => {
-      const found = await waiter.event.search({ resource, type: "outcome-unknown" });
-      return found.events.length > 0 ? found.events : null;
-    });
+    let unknown: { lockId: string | null }[] = [];
+    const recorded = await eventually(async () => {
+      unknown = (await waiter.event.search({ resource, type: "outcome-unknown" })).events;
+      return unknown.length > 0;
+    }, 15_000);
+    expect(recorded).toBe(true);
     expect(unknown.map((event) => event.lockId)).not.toContain(granted.lockId);
     const { holders } = await waiter.holder.list(key);
     expect(holders.map((lease) => lease.lockId)).toEqual([granted.lockId]);
   }, 60_000);
-}
-
-async function eventually<T>(find: () => Promise<T | null>): Promise<T> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const found = await find();
-    if (found !== null) return found;
-    if (Date.now() > deadline) throw new Error("not found within 15 s");
-    await pause(200);
-  }
 }
